@@ -1,0 +1,95 @@
+"""The `tablebase` click group, its per-verb subgroups, and what every command shares.
+
+Each verb that works on a game (`show`, `moves`, ...) is a group with one subcommand
+per game, registered by `cli/sparro.py` and `cli/smallholder.py`. Domain errors
+(`ValueError` subclasses raised by the rules engines, the solver and the database
+layer) become a one-line message on stderr and exit status 1 here, in one place.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib.metadata import version
+from typing import Any, Callable, Iterable
+
+import click
+
+from tablebase.games.base import NotationError
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class TablebaseError(click.ClickException):
+    """A user-facing failure: printed as one line on stderr, exit status 1."""
+
+
+class _Group(click.Group):
+    """A group that turns the engines' domain errors into clean CLI errors."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except NotationError as exc:
+            raise TablebaseError(str(exc)) from None
+
+
+@click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
+@click.version_option(version("tablebase"), "-V", "--version", prog_name="tablebase")
+def main() -> None:
+    """Exact analysis of Sparro and The Smallholder: solve positions, generate puzzles,
+    check fairness claims.
+
+    Positions are written in the project notation (see `tablebase show GAME --help`).
+    Results go to stdout, progress and messages to stderr.
+
+    \b
+    Example:
+        tablebase show sparro
+        tablebase moves sparro '............/......../....'
+    """
+
+
+def _game_group(name: str, help_text: str) -> click.Group:
+    @main.group(name, cls=_Group, context_settings=CONTEXT_SETTINGS, help=help_text)
+    def group() -> None:
+        pass
+
+    return group
+
+
+show = _game_group("show", "Draw a position as text, with whose turn it is and what is on the board.")
+moves = _game_group("moves", "List the legal moves of positions (one, or many from stdin with '-').")
+
+
+def answer_positions(position: str, answer: Callable[[str], dict], as_json: bool,
+                     as_text: Callable[[dict], str]) -> None:
+    """Answer one position, or with ``position == "-"`` every non-blank stdin line.
+
+    Output is one JSON object per position with ``as_json``, else ``as_text(answer)``.
+    A single bad position is an error (exit 1). In batch mode a bad line is answered
+    with ``{"position": ..., "error": ...}`` (or a message on stderr) and the batch goes
+    on; the exit status is then 1.
+    """
+    render = json.dumps if as_json else as_text
+    if position != "-":
+        click.echo(render(answer(position)))
+        return
+    failures = 0
+    out = sys.stdout
+    for line in sys.stdin:
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            result = answer(text)
+        except NotationError as exc:
+            failures += 1
+            if as_json:
+                out.write(json.dumps({"position": text, "error": str(exc)}) + "\n")
+            else:
+                click.echo(f"error: {exc}", err=True)
+            continue
+        out.write(render(result) + "\n")
+    if failures:
+        raise TablebaseError(f"{failures} position(s) in the batch could not be read")

@@ -1,0 +1,1 @@
+"""Commands for The Smallholder (registered on the verb groups of cli/app.py)."""

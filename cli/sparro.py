@@ -1,0 +1,1 @@
+"""Commands for Sparro (registered on the verb groups of cli/app.py)."""

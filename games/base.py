@@ -1,0 +1,84 @@
+"""What every rules engine offers the solvers and the CLI.
+
+A game is a small rules object (one per variant or ruleset and board) that works on
+immutable position values. Positions are values relative to nothing: the rules object
+says whose turn it is, which moves are legal and how the game ends. Moves are cell
+indices (ints) in the board's standard cell order.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Protocol, Sequence, TypeVar
+
+#: Game values, always for the side to move.
+WIN = 1
+DRAW = 0
+LOSS = -1
+
+
+class NotationError(ValueError):
+    """Text that is not a position or a move of the game.
+
+    The message is lowercase, says what was wrong or expected, and ends with the
+    offending text as ``{text!r}``.
+    """
+
+
+class IllegalPositionError(NotationError):
+    """Well-formed text describing a position the rules do not allow."""
+
+
+P = TypeVar("P", bound=Hashable)
+
+
+class Game(Protocol[P]):
+    """The interface the search, the retrograde solvers and the CLI rely on."""
+
+    #: Short game name as used on the command line ("sparro", "smallholder").
+    game_name: str
+    #: Variant or ruleset label ("standard", "nibbler@hex4", ...).
+    rules_name: str
+
+    def start(self) -> P:
+        """The position before the first move."""
+        ...
+
+    def parse(self, text: str) -> P:
+        """Read a position in the project notation; raise NotationError if it is not one."""
+        ...
+
+    def format(self, pos: P) -> str:
+        """The project notation of ``pos`` (``parse(format(p)) == p``)."""
+        ...
+
+    def to_move(self, pos: P) -> str:
+        """The colour letter of the side to move."""
+        ...
+
+    def legal_moves(self, pos: P) -> Sequence[int]:
+        """The legal moves (cell indices, ascending); empty when the game is over."""
+        ...
+
+    def play(self, pos: P, move: int) -> P:
+        """The position after ``move``; raise ValueError if the move is illegal."""
+        ...
+
+    def terminal_value(self, pos: P) -> int | None:
+        """WIN/LOSS/DRAW for the side to move if the game is over, else None."""
+        ...
+
+    def key(self, pos: P) -> int:
+        """A compact non-negative integer encoding of ``pos``."""
+        ...
+
+    def canonical_key(self, pos: P) -> int:
+        """The smallest ``key`` over the symmetry images of ``pos``."""
+        ...
+
+    def move_name(self, move: int) -> str:
+        """The human-friendly name of a cell."""
+        ...
+
+    def parse_move(self, text: str) -> int:
+        """A cell given by its name or its index; raise NotationError otherwise."""
+        ...

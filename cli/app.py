@@ -15,7 +15,9 @@ from typing import Any, Callable, Iterable
 
 import click
 
+from tablebase.db.store import StoreError
 from tablebase.games.base import NotationError
+from tablebase.solver.probe import NotInTable
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -30,7 +32,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except NotationError as exc:
+        except (NotationError, StoreError, NotInTable) as exc:
             raise TablebaseError(str(exc)) from None
 
 
@@ -60,6 +62,21 @@ def _game_group(name: str, help_text: str) -> click.Group:
 
 show = _game_group("show", "Draw a position as text, with whose turn it is and what is on the board.")
 moves = _game_group("moves", "List the legal moves of positions (one, or many from stdin with '-').")
+solve = _game_group("solve", "Solve every reachable position of a game into the tablebase file.")
+probe = _game_group("probe", "Look up exact values: a position and each of its moves, best first.")
+
+DEFAULT_DB = "tablebase.sqlite"
+
+db_option = click.option(
+    "--db", "db_path", type=click.Path(dir_okay=False), default=DEFAULT_DB, envvar="TABLEBASE_DB",
+    show_default=True, help="Tablebase file (also settable with the TABLEBASE_DB environment variable).")
+silent_option = click.option("-s", "--silent", is_flag=True, help="No progress output on stderr.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per line).")
+
+
+def show_progress(silent: bool) -> bool:
+    """Progress goes to stderr, only when it is a terminal and not silenced."""
+    return not silent and sys.stderr.isatty()
 
 
 def answer_positions(position: str, answer: Callable[[str], dict], as_json: bool,
@@ -83,7 +100,7 @@ def answer_positions(position: str, answer: Callable[[str], dict], as_json: bool
             continue
         try:
             result = answer(text)
-        except NotationError as exc:
+        except (NotationError, NotInTable) as exc:
             failures += 1
             if as_json:
                 out.write(json.dumps({"position": text, "error": str(exc)}) + "\n")

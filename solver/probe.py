@@ -1,0 +1,98 @@
+"""A tablebase explorer: the value of a position and of each of its moves.
+
+`probe` works for any game (see `tablebase.games.base.Game`) given a ``lookup`` that
+maps canonical keys to exact results, so the same code serves the SQLite tables and
+the search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Generic, Sequence, TypeVar
+
+from tablebase.games.base import DRAW, LOSS, WIN, Game
+
+P = TypeVar("P")
+
+VALUE_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An exact result for one side: WIN/LOSS/DRAW and plies to the end (None for a draw)."""
+
+    value: int
+    remoteness: int | None
+
+    @property
+    def name(self) -> str:
+        return VALUE_NAMES[self.value]
+
+    def for_mover(self) -> Outcome:
+        """This result of a child position, seen by the player whose move led to it."""
+        return Outcome(-self.value, None if self.remoteness is None else self.remoteness + 1)
+
+    def preference(self) -> tuple[int, int]:
+        """Sort key, best first: quick wins, then draws, then slow losses."""
+        if self.value == WIN:
+            return (0, self.remoteness or 0)
+        if self.value == DRAW:
+            return (1, 0)
+        return (2, -(self.remoteness or 0))
+
+
+#: canonical keys -> their exact results (None where unknown)
+Lookup = Callable[[Sequence[int]], Sequence[Outcome | None]]
+
+
+class NotInTable(LookupError):
+    """The position is not covered by the table (unsolved rules, or not reachable)."""
+
+
+@dataclass(frozen=True)
+class MoveOutcome:
+    cell: int
+    name: str
+    outcome: Outcome  # for the player making the move
+
+
+@dataclass(frozen=True)
+class ProbeResult(Generic[P]):
+    position: str
+    to_move: str
+    outcome: Outcome
+    moves: list[MoveOutcome]
+
+    def as_json(self) -> dict:
+        return {
+            "position": self.position,
+            "to_move": self.to_move,
+            "value": self.outcome.name,
+            "remoteness": self.outcome.remoteness,
+            "moves": [{"cell": m.cell, "name": m.name, "value": m.outcome.name,
+                       "remoteness": m.outcome.remoteness} for m in self.moves],
+        }
+
+
+def probe(game: Game[P], pos: P, lookup: Lookup) -> ProbeResult[P]:
+    """The exact outcome of ``pos`` and of every legal move, best move first.
+
+    Raises NotInTable if the lookup does not know the position or one of its children.
+    """
+    moves = list(game.legal_moves(pos))
+    children = [game.play(pos, move) for move in moves]
+    terminal = game.terminal_value(pos)
+    keys = [game.canonical_key(pos)] + [game.canonical_key(child) for child in children]
+    outcomes = list(lookup(keys))
+    if terminal is not None:
+        outcomes[0] = Outcome(terminal, 0)
+    for child, index in zip(children, range(1, len(keys))):
+        child_terminal = game.terminal_value(child)
+        if child_terminal is not None:
+            outcomes[index] = Outcome(child_terminal, 0)
+    if any(outcome is None for outcome in outcomes):
+        raise NotInTable(f"position not in the table: {game.format(pos)!r}")
+    move_outcomes = [MoveOutcome(move, game.move_name(move), outcome.for_mover())  # type: ignore[union-attr]
+                     for move, outcome in zip(moves, outcomes[1:])]
+    move_outcomes.sort(key=lambda m: (m.outcome.preference(), m.cell))
+    return ProbeResult(game.format(pos), game.to_move(pos), outcomes[0], move_outcomes)  # type: ignore[arg-type]

@@ -30,6 +30,7 @@ from tablebase.games.sparro.rules import Sparro
 U64 = np.uint64
 BOARD_MASK = U64(FULL_MASK)
 TOKEN_BIT = U64(1 << 2 * NUM_CELLS)
+BOARD_BITS = TOKEN_BIT - U64(1)
 CHUNK_BITS = 12  # a key's 48 board bits are permuted 12 at a time through lookup tables
 CHUNKS = 2 * NUM_CELLS // CHUNK_BITS
 SLICE = 1 << 22  # positions canonicalised at once, to bound temporary memory
@@ -62,7 +63,7 @@ def canonical(keys: np.ndarray) -> np.ndarray:
         part = keys[start:start + SLICE]
         chunks = [((part >> U64(j * CHUNK_BITS)) & U64((1 << CHUNK_BITS) - 1)).astype(np.intp)
                   for j in range(CHUNKS)]
-        best = part.copy()  # symmetry 0 is the identity
+        best = part & BOARD_BITS  # symmetry 0 is the identity; the token bit is added back below
         for s in range(1, len(SYMMETRIES)):
             image = tables[s, 0][chunks[0]]
             for j in range(1, CHUNKS):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 import click
 
@@ -60,7 +61,7 @@ def move_label(name: str, kind: str, captures: int) -> str:
     return name + ("" if kind == CREATE else "+") + (f"x{captures}" if captures else "")
 
 
-def _moves_line(result: dict) -> str:
+def _moves_line(result: dict[str, Any]) -> str:
     """The text form of an ``answer`` dict's moves."""
     if result["result"] is not None:
         loser = COLOUR_NAMES[result["to_move"]]
@@ -136,7 +137,7 @@ def describe(game: Smallholder, pos: Position) -> str:
     ])
 
 
-def answer(game: Smallholder, pos: Position) -> dict:
+def answer(game: Smallholder, pos: Position) -> dict[str, Any]:
     """The JSON answer of ``moves smallholder`` for one position."""
     found = game.moves(pos)
     return {
@@ -214,11 +215,11 @@ def moves_smallholder(position: str | None, board: str | None, ruleset: str | No
     else:
         position_text = position
 
-    def one(text: str) -> dict:
+    def one(text: str) -> dict[str, Any]:
         game, pos = _read(text, board, rules, allow_unreachable)
         return answer(game, _replay(game, pos, after))
 
-    def as_text(result: dict) -> str:
+    def as_text(result: dict[str, Any]) -> str:
         line = _moves_line(result)
         return f"{result['position']}: {line}" if after else line
 

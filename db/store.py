@@ -35,8 +35,8 @@ import numpy as np
 from sqlite_utils import Database
 
 SCHEMA_VERSION = 1
-BLOCK_SIZE = 1 << 15
-BLOCK_CACHE = 256  # decoded blocks kept in memory for repeated probes
+BLOCK_SIZE = 1 << 12
+BLOCK_CACHE = 1024  # decoded blocks kept in memory for repeated probes (about 37 MB)
 
 
 class StoreError(ValueError):

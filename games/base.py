@@ -20,7 +20,8 @@ class NotationError(ValueError):
     """Text that is not a position or a move of the game.
 
     The message is lowercase, says what was wrong or expected, and ends with the
-    offending text as ``{text!r}``.
+    offending text as ``{text!r}`` (a text too long to be a position is shown by its
+    first characters, followed by ``...``).
     """
 
 

@@ -97,9 +97,11 @@ def group_holdings(board: NaiveBoard, group: set[Cell], territory: str) -> set[C
         pairs = [(d, (d + 2) % 6) for d in range(6)]  # 120 degrees apart
     held = set()
     for cell in board.cells:
-        meets = [not group.isdisjoint(line) for line in board.sight[cell]]
-        if any(meets[a] and meets[b] for a, b in pairs):
-            held.add(cell)
+        lines = board.sight[cell]
+        for a, b in pairs:
+            if not group.isdisjoint(lines[a]) and not group.isdisjoint(lines[b]):
+                held.add(cell)
+                break
     return held
 
 

@@ -113,10 +113,6 @@ class Board:
             image |= table[(mask >> (chunk * _CHUNK_BITS)) & _CHUNK_MASK]
         return image
 
-    def cells_of(self, mask: int) -> list[int]:
-        """The cell indices set in ``mask``, ascending."""
-        return [i for i in range(self.size) if mask >> i & 1]
-
 
 def bits(mask: int) -> list[int]:
     """The set bit positions of ``mask``, ascending."""
@@ -133,8 +129,12 @@ def _to_cube(x: int, row: int, parity: int) -> Cube:
     return (q, row, -q - row)
 
 
-def _lattice_maps() -> list[tuple[tuple[int, int, int], int]]:
-    """The 12 symmetries of the hex lattice fixing the origin: (coordinate order, sign)."""
+def _lattice_maps() -> list[tuple[tuple[int, ...], int]]:
+    """The 12 symmetries of the hex lattice fixing the origin: (coordinate order, sign).
+
+    Permuting cube coordinates (q, r, s) and negating all three keeps q + r + s = 0 and
+    maps the six unit steps (permutations of (1, -1, 0)) onto each other.
+    """
     return [(order, sign) for order in permutations(range(3)) for sign in (1, -1)]
 
 

@@ -121,7 +121,8 @@ class Smallholder:
             problems = self.status(pos)
             if problems:
                 raise IllegalPositionError(f"position cannot arise in play under {self.rules_name} "
-                                           f"({'; '.join(problems)}): {text!r}")
+                                           f"({'; '.join(problems)}); allow unreachable positions "
+                                           f"to analyse it: {text!r}")
         return pos
 
     def format(self, pos: Position) -> str:

@@ -186,7 +186,7 @@ class Sparro:
 
     def parse_move(self, text: str) -> int:
         word = text.strip().lower()
-        if word.isdigit() and int(word) < NUM_CELLS:
+        if word.isascii() and word.isdigit() and int(word) < NUM_CELLS:
             return int(word)
         if word in CELL_NAMES:
             return CELL_NAMES.index(word)

@@ -79,34 +79,66 @@ def show_progress(silent: bool) -> bool:
     return not silent and sys.stderr.isatty()
 
 
-def answer_positions(position: str, answer: Callable[[str], dict], as_json: bool,
-                     as_text: Callable[[dict], str]) -> None:
+#: Positions read from stdin per call of a batched answer function.
+BATCH_SIZE = 8192
+
+Answer = Callable[[str], dict]
+#: Answers many texts at once: per text, its answer or the domain error it raised.
+AnswerMany = Callable[[list[str]], list[dict | Exception]]
+
+
+def answer_each(answer: Answer) -> AnswerMany:
+    """A batched answer function made of a one-position one."""
+
+    def many(texts: list[str]) -> list[dict | Exception]:
+        results: list[dict | Exception] = []
+        for text in texts:
+            try:
+                results.append(answer(text))
+            except (NotationError, NotInTable) as exc:
+                results.append(exc)
+        return results
+
+    return many
+
+
+def answer_positions(position: str, answer: Answer, as_json: bool, as_text: Callable[[dict], str],
+                     answer_many: AnswerMany | None = None) -> None:
     """Answer one position, or with ``position == "-"`` every non-blank stdin line.
 
     Output is one JSON object per position with ``as_json``, else ``as_text(answer)``.
     A single bad position is an error (exit 1). In batch mode a bad line is answered
     with ``{"position": ..., "error": ...}`` (or a message on stderr) and the batch goes
-    on; the exit status is then 1.
+    on; the exit status is then 1. ``answer_many``, if given, answers stdin in chunks.
     """
     render = json.dumps if as_json else as_text
     if position != "-":
         click.echo(render(answer(position)))
         return
+    many = answer_many or answer_each(answer)
     failures = 0
     out = sys.stdout
+    chunk: list[str] = []
+
+    def flush() -> None:
+        nonlocal failures
+        for text, result in zip(chunk, many(chunk)):
+            if isinstance(result, Exception):
+                failures += 1
+                if as_json:
+                    out.write(json.dumps({"position": text, "error": str(result)}) + "\n")
+                else:
+                    click.echo(f"error: {result}", err=True)
+            else:
+                out.write(render(result) + "\n")
+        chunk.clear()
+
     for line in sys.stdin:
         text = line.strip()
-        if not text:
-            continue
-        try:
-            result = answer(text)
-        except (NotationError, NotInTable) as exc:
-            failures += 1
-            if as_json:
-                out.write(json.dumps({"position": text, "error": str(exc)}) + "\n")
-            else:
-                click.echo(f"error: {exc}", err=True)
-            continue
-        out.write(render(result) + "\n")
+        if text:
+            chunk.append(text)
+            if len(chunk) == BATCH_SIZE:
+                flush()
+    flush()
     if failures:
-        raise TablebaseError(f"{failures} position(s) in the batch could not be read")
+        raise TablebaseError(f"{failures} position(s) in the batch could not be answered")

@@ -10,6 +10,8 @@ import click
 import numpy as np
 
 from tablebase.cli.app import (
+    Answer,
+    AnswerMany,
     TablebaseError,
     answer_positions,
     db_option,
@@ -22,11 +24,11 @@ from tablebase.cli.app import (
     solve,
 )
 from tablebase.db.store import TableInfo, TablebaseStore
-from tablebase.games.base import WIN
+from tablebase.games.base import WIN, NotationError
 from tablebase.games.sparro import VARIANTS, Sparro, SparroPosition, count_lines
 from tablebase.games.sparro.geometry import CELLS, WHITE_CELLS, INDEX
 from tablebase.games.sparro.rules import RULES_VERSION
-from tablebase.solver.probe import Outcome, probe as probe_position
+from tablebase.solver.probe import NotInTable, Outcome, ProbeResult, probe as probe_position, probe_many
 from tablebase.solver.search import Search, SearchBudgetExceeded
 from tablebase.solver.sparro_arrays import SparroArrays
 from tablebase.solver.tiered import (
@@ -231,9 +233,10 @@ def table_lookup(store: TablebaseStore, table: TableInfo) -> Callable[[Sequence[
             which = np.flatnonzero(tiers == tier)
             found, payload = store.lookup(table, int(tier), array[which])
             solved = unpack_results(int(tier), array[which], payload)
-            for i, hit, value, remoteness in zip(which, found, solved.values, solved.remoteness):
+            for i, hit, value, remoteness in zip(which.tolist(), found.tolist(), solved.values.tolist(),
+                                                 solved.remoteness.tolist()):
                 if hit:
-                    outcomes[i] = Outcome(int(value), int(remoteness))
+                    outcomes[i] = Outcome(value, remoteness)
         return outcomes
 
     return lookup
@@ -255,6 +258,32 @@ def search_lookup(game: Sparro, budget: int | None) -> Callable[[Sequence[int]],
         return outcomes
 
     return lookup
+
+
+def _probe_answers(game: Sparro, lookup: Callable[[Sequence[int]], list[Outcome | None]],
+                   unknown: str = "position not in the table") -> tuple[Answer, AnswerMany]:
+    """Probe answers for one text and for a batch of texts (one lookup per batch)."""
+
+    def answer(text: str) -> dict:
+        return probe_position(game, game.parse(text), lookup, unknown).as_json()
+
+    def answer_many(texts: list[str]) -> list[dict | Exception]:
+        results: list[dict | Exception] = []
+        parsed = []
+        for text in texts:
+            try:
+                parsed.append(game.parse(text))
+                results.append({})
+            except NotationError as exc:
+                results.append(exc)
+        probed = iter(probe_many(game, parsed, lookup, unknown))
+        return [result if isinstance(result, Exception) else _as_json(next(probed)) for result in results]
+
+    return answer, answer_many
+
+
+def _as_json(result: ProbeResult | NotInTable) -> dict | Exception:
+    return result if isinstance(result, NotInTable) else result.as_json()
 
 
 def probe_text(answer: dict) -> str:
@@ -288,9 +317,9 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     """
     game = Sparro(variant)
     if use_search:
-        lookup = search_lookup(game, budget)
-        answer_positions(position, lambda text: probe_position(game, game.parse(text), lookup).as_json(),
-                         as_json, probe_text)
+        answer, answer_many = _probe_answers(game, search_lookup(game, budget),
+                                             f"unknown: the search ran out of its {budget:,} node budget")
+        answer_positions(position, answer, as_json, probe_text, answer_many)
         return
     with TablebaseStore(db_path) as store:
         table = store.table(GAME, variant)
@@ -300,6 +329,5 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
         if table.rules_version != RULES_VERSION or table.solver_version != SOLVER_VERSION:
             raise TablebaseError(f"the sparro {variant} table in {db_path!r} was made by another version; "
                                  f"run 'tablebase solve sparro --variant {variant} --force'")
-        lookup = table_lookup(store, table)
-        answer_positions(position, lambda text: probe_position(game, game.parse(text), lookup).as_json(),
-                         as_json, probe_text)
+        answer, answer_many = _probe_answers(game, table_lookup(store, table))
+        answer_positions(position, answer, as_json, probe_text, answer_many)

@@ -74,25 +74,43 @@ class ProbeResult(Generic[P]):
         }
 
 
-def probe(game: Game[P], pos: P, lookup: Lookup) -> ProbeResult[P]:
+def probe(game: Game[P], pos: P, lookup: Lookup, unknown: str = "position not in the table") -> ProbeResult[P]:
     """The exact outcome of ``pos`` and of every legal move, best move first.
 
     Raises NotInTable if the lookup does not know the position or one of its children.
     """
-    moves = list(game.legal_moves(pos))
-    children = [game.play(pos, move) for move in moves]
-    terminal = game.terminal_value(pos)
-    keys = [game.canonical_key(pos)] + [game.canonical_key(child) for child in children]
-    outcomes = list(lookup(keys))
-    if terminal is not None:
-        outcomes[0] = Outcome(terminal, 0)
-    for child, index in zip(children, range(1, len(keys))):
-        child_terminal = game.terminal_value(child)
-        if child_terminal is not None:
-            outcomes[index] = Outcome(child_terminal, 0)
-    if any(outcome is None for outcome in outcomes):
-        raise NotInTable(f"position not in the table: {game.format(pos)!r}")
-    move_outcomes = [MoveOutcome(move, game.move_name(move), outcome.for_mover())  # type: ignore[union-attr]
-                     for move, outcome in zip(moves, outcomes[1:])]
-    move_outcomes.sort(key=lambda m: (m.outcome.preference(), m.cell))
-    return ProbeResult(game.format(pos), game.to_move(pos), outcomes[0], move_outcomes)  # type: ignore[arg-type]
+    result = probe_many(game, [pos], lookup, unknown)[0]
+    if isinstance(result, NotInTable):
+        raise result
+    return result
+
+
+def probe_many(game: Game[P], positions: Sequence[P], lookup: Lookup,
+               unknown: str = "position not in the table") -> list[ProbeResult[P] | NotInTable]:
+    """`probe` for many positions with a single call of ``lookup``; a position the
+    lookup does not cover gets a NotInTable error (saying ``unknown``) in its place."""
+    plans = []
+    keys: list[int] = []
+    for pos in positions:
+        moves = list(game.legal_moves(pos))
+        children = [game.play(pos, move) for move in moves]
+        plans.append((pos, moves, children, len(keys)))
+        keys.append(game.canonical_key(pos))
+        keys.extend(game.canonical_key(child) for child in children)
+    found = lookup(keys)
+    results: list[ProbeResult[P] | NotInTable] = []
+    for pos, moves, children, first in plans:
+        outcomes = list(found[first:first + 1 + len(children)])
+        # a finished game needs no table, and neither does a move that finishes it
+        for index, node in enumerate([pos] + children):
+            terminal = game.terminal_value(node)
+            if terminal is not None:
+                outcomes[index] = Outcome(terminal, 0)
+        if any(outcome is None for outcome in outcomes):
+            results.append(NotInTable(f"{unknown}: {game.format(pos)!r}"))
+            continue
+        move_outcomes = [MoveOutcome(move, game.move_name(move), outcome.for_mover())  # type: ignore[union-attr]
+                         for move, outcome in zip(moves, outcomes[1:])]
+        move_outcomes.sort(key=lambda m: (m.outcome.preference(), m.cell))
+        results.append(ProbeResult(game.format(pos), game.to_move(pos), outcomes[0], move_outcomes))  # type: ignore[arg-type]
+    return results

@@ -72,7 +72,7 @@ def test_moves_batch_reports_bad_lines_and_goes_on() -> None:
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert [a["position"] for a in answers] == [START, "RXR........./......../....", "R.........../......../...."]
     assert answers[1]["error"].startswith("unknown character 'X' at offset 1")
-    assert "1 position(s) in the batch could not be read" in result.stderr
+    assert "1 position(s) in the batch could not be answered" in result.stderr
 
 
 @pytest.mark.parametrize("position, message", [

@@ -135,7 +135,7 @@ def test_batch_mode_one_line_per_position() -> None:
     assert lines[1] == {"position": "not a position", "error": "invalid side to move 'a position' "
                                                                "(expected B or W): 'not a position'"}
     assert len(lines[2]["moves"]) == 37
-    assert "1 position(s) in the batch could not be read" in result.stderr
+    assert "1 position(s) in the batch could not be answered" in result.stderr
 
 
 def test_batch_mode_with_board_and_after() -> None:

@@ -76,12 +76,16 @@ def count_lines(mask: int) -> int:
     return sum(1 for line in LINE_MASKS if mask & line == line)
 
 
+_BASE_MASK: Final = sum(1 << i for i, platform in enumerate(PLATFORM_MASKS) if platform == 0)
+_UPPER_CELLS: Final = tuple((1 << i, platform) for i, platform in enumerate(PLATFORM_MASKS) if platform)
+
+
 def available_cells(occupied: int) -> int:
     """Bitmask of the empty cells whose platform is complete."""
-    free = 0
-    for i, platform in enumerate(PLATFORM_MASKS):
-        if not occupied >> i & 1 and occupied & platform == platform:
-            free |= 1 << i
+    free = _BASE_MASK & ~occupied
+    for bit, platform in _UPPER_CELLS:
+        if not occupied & bit and occupied & platform == platform:
+            free |= bit
     return free
 
 
@@ -133,8 +137,10 @@ class Sparro:
 
     def result(self, pos: SparroPosition) -> SparroResult | None:
         """The result if the game is over, else None."""
-        red_lines, black_lines = count_lines(pos.red), count_lines(pos.black)
         full = pos.occupied == FULL_MASK
+        if self.extended and not full:
+            return None
+        red_lines, black_lines = count_lines(pos.red), count_lines(pos.black)
         if not self.extended:
             if red_lines:
                 return SparroResult(RED, red_lines, black_lines, BLACK)
@@ -142,8 +148,6 @@ class Sparro:
                 return SparroResult(BLACK, red_lines, black_lines, BLACK)
             if full:
                 return SparroResult(BLACK, 0, 0, BLACK)  # no line: Black wins
-            return None
-        if not full:
             return None
         if red_lines != black_lines:
             winner = RED if red_lines > black_lines else BLACK
@@ -157,17 +161,21 @@ class Sparro:
             return None
         return WIN if result.winner == pos.to_move else LOSS
 
-    def legal_moves(self, pos: SparroPosition) -> list[int]:
+    def legal_mask(self, pos: SparroPosition) -> int:
+        """Bitmask of the cells the side to move may play (0 when the game is over)."""
         if self.result(pos) is not None:
-            return []
+            return 0
         free = available_cells(pos.occupied)
         if self.first_move_rule and pos.marbles == 1:
-            allowed = EDGE_CENTRE_CELLS if pos.red & _mask(CORNER_CELLS) else CORNER_CELLS
-            free &= _mask(allowed)
+            free &= _EDGE_CENTRE_MASK if pos.red & _CORNER_MASK else _CORNER_MASK
+        return free
+
+    def legal_moves(self, pos: SparroPosition) -> list[int]:
+        free = self.legal_mask(pos)
         return [i for i in range(NUM_CELLS) if free >> i & 1]
 
     def play(self, pos: SparroPosition, move: int) -> SparroPosition:
-        if move not in self.legal_moves(pos):
+        if not (0 <= move < NUM_CELLS and self.legal_mask(pos) >> move & 1):
             raise ValueError(f"illegal move {CELL_NAMES[move] if 0 <= move < NUM_CELLS else move} "
                              f"in {self.format(pos)!r}")
         bit = 1 << move
@@ -274,6 +282,10 @@ def _colour(letter: str) -> str:
 
 def _mask(cells: frozenset[int]) -> int:
     return sum(1 << i for i in cells)
+
+
+_CORNER_MASK: Final = _mask(CORNER_CELLS)
+_EDGE_CENTRE_MASK: Final = _mask(EDGE_CENTRE_CELLS)
 
 
 __all__ = ["Sparro", "SparroPosition", "SparroResult", "VARIANTS", "CELLS", "count_lines", "available_cells"]

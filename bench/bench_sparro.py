@@ -39,12 +39,13 @@ def probe_timings(db: Path) -> dict:
     from tablebase.cli.sparro import table_lookup
     from tablebase.db.store import TablebaseStore
     from tablebase.games.sparro import Sparro
-    from tablebase.solver.probe import probe
+    from tablebase.cli.app import BATCH_SIZE
+    from tablebase.solver.probe import probe, probe_many
 
     game = Sparro("extended")
     rng = random.Random(7)
     positions = []
-    while len(positions) < 5000:
+    while len(positions) < 10000:
         pos = game.start()
         for _ in range(rng.randint(0, 23)):
             pos = game.play(pos, rng.choice(game.legal_moves(pos)))
@@ -58,11 +59,17 @@ def probe_timings(db: Path) -> dict:
             probe(game, pos, lookup)
             singles.append(time.perf_counter() - started)
         started = time.perf_counter()
-        for pos in positions:
-            probe(game, pos, lookup)
+        for start in range(0, len(positions), BATCH_SIZE):  # as `probe sparro -` does
+            probe_many(game, positions[start:start + BATCH_SIZE], lookup)
         batch = time.perf_counter() - started
     singles.sort()
-    return {"single_probe_ms_median": 1000 * singles[len(singles) // 2],
+    lines = "".join(game.format(pos) + "\n" for pos in positions)
+    started = time.perf_counter()
+    subprocess.run(["tablebase", "probe", "sparro", "-", "--variant", "extended", "--db", str(db), "--json"],
+                   input=lines, capture_output=True, text=True, check=True)
+    cli_batch = time.perf_counter() - started
+    return {"cli_batch_positions_per_s": len(positions) / cli_batch,
+            "single_probe_ms_median": 1000 * singles[len(singles) // 2],
             "single_probe_ms_p95": 1000 * singles[int(len(singles) * 0.95)],
             "batch_positions_per_s": len(positions) / batch}
 

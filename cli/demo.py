@@ -6,6 +6,7 @@ import click
 
 from tablebase.cli.app import db_option, main, show_progress, silent_option
 from tablebase.cli.sparro import render, solve_into, table_lookup
+from tablebase.cli.verify import verify_claims
 from tablebase.db.store import TablebaseStore
 from tablebase.games.sparro import VARIANTS, Sparro
 from tablebase.solver.probe import probe
@@ -22,7 +23,7 @@ Example:
 def demo(db_path: str, silent: bool) -> None:
     """Solve the three Sparro variants into the tablebase (reusing what is already
     there) and print the headline results: the value of each start, the best first
-    moves, and the opening of a perfectly played game."""
+    moves, the opening of a perfectly played game, and the fairness verdicts."""
     game = Sparro("standard")
     click.echo(render(game, game.start()))
     click.echo()
@@ -46,8 +47,13 @@ def demo(db_path: str, silent: bool) -> None:
             move = answer.moves[0]
             line.append(move.name)
             pos = game.play(pos, move.cell)
+        claims = verify_claims(store, "sparro", show_progress(silent))
     click.echo()
     click.echo(f"Perfect play in standard Sparro, first {len(line)} plies: {' '.join(line)}")
     click.echo(render(game, pos))
+    click.echo()
+    click.echo("Fairness claims (tablebase verify):")
+    for claim in claims:
+        click.echo(f"  [{claim.verdict}] {claim.id}: {claim.summary}")
     click.echo()
     click.echo(f"Tablebase: {db_path}. Try: tablebase probe sparro '{game.format(pos)}'")

@@ -182,26 +182,35 @@ def solve_sparro(variant: str, db_path: str, silent: bool, as_json: bool, force:
 
 
 def solve_into(store: TablebaseStore, variant: str, progress: bool, force: bool = False) -> TableInfo:
-    """Solve a variant into ``store`` (resuming or reusing a stored table) and return its info."""
-    if force:
-        store.delete_table(GAME, variant)
-    table = store.begin_table(GAME, variant, RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE)
-    if table.status == "complete":
-        return table
-    stored = {tier: _loader(store, table, tier) for tier in store.stored_tiers(table.id)}
-    started = time.perf_counter()
-    steps = 2 * TIERS - 1 - len(stored)
-    label = f"sparro {variant}"
-    with click.progressbar(length=steps, label=label, file=click.get_text_stream("stderr")) if progress \
-            else _NoProgress() as bar:
-        def save(solved: SolvedTier, seconds: float) -> None:
-            store.write_tier(table.id, solved.tier, solved.keys, pack_results(solved), seconds)
+    """Solve a variant into ``store`` (resuming or reusing a stored table) and return its info.
 
-        start = solve_variant(SparroArrays(variant), stored, save, lambda stage, tier: bar.update(1))
-    seconds = time.perf_counter() - started + table.seconds
-    summary = {"start_value": "win" if start.values[0] == WIN else "loss",
-               "start_remoteness": int(start.remoteness[0])}
-    return store.finish_table(table.id, seconds, summary)
+    The whole solve holds the file's solve lock: a second solve into the same file fails
+    at once with a StoreError instead of interleaving its tiers with this one's.
+    """
+    with store.solve_lock():
+        if force:
+            store.delete_table(GAME, variant)
+        table = store.begin_table(GAME, variant, RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE)
+        if table.status == "complete":
+            return table
+        stored = {tier: _loader(store, table, tier) for tier in store.stored_tiers(table.id)}
+        started = time.perf_counter()
+        steps = 2 * TIERS - 1 - len(stored)
+        label = f"sparro {variant}"
+        with click.progressbar(length=steps, label=label, file=click.get_text_stream("stderr")) if progress \
+                else _NoProgress() as bar:
+            def save(solved: SolvedTier, seconds: float) -> None:
+                store.write_tier(table.id, solved.tier, solved.keys, pack_results(solved), seconds)
+
+            try:
+                start = solve_variant(SparroArrays(variant), stored, save, lambda stage, tier: bar.update(1))
+            except ValueError as exc:  # stored tiers that do not fit these rules (solver changed, no version bump)
+                raise TablebaseError(f"cannot resume sparro {variant} in {str(store.path)!r}: {exc} "
+                                     f"(or run with --force)") from None
+        seconds = time.perf_counter() - started + table.seconds
+        summary = {"start_value": "win" if start.values[0] == WIN else "loss",
+                   "start_remoteness": int(start.remoteness[0])}
+        return store.finish_table(table.id, seconds, summary)
 
 
 class _NoProgress:
@@ -236,7 +245,7 @@ def table_lookup(store: TablebaseStore, table: TableInfo) -> Callable[[Sequence[
             for i, hit, value, remoteness in zip(which.tolist(), found.tolist(), solved.values.tolist(),
                                                  solved.remoteness.tolist()):
                 if hit:
-                    outcomes[i] = Outcome(value, remoteness)
+                    outcomes[i] = Outcome(value, remoteness if value else None)
         return outcomes
 
     return lookup

@@ -108,21 +108,25 @@ class SparroArrays:
         return U64(0 if tier % 2 == 0 else NUM_CELLS)
 
     def terminal(self, keys: np.ndarray, tier: int) -> tuple[np.ndarray, np.ndarray]:
-        """(is over, value for the side to move: +1 win / -1 loss) for each key of the tier."""
+        """(is over, value for the side to move: +1 win / 0 draw / -1 loss) for each key of the tier."""
         red, black = red_of(keys), black_of(keys)
         red_to_move = tier % 2 == 0
+        drawn = np.zeros(len(keys), dtype=bool)
         if not self.rules.extended:
             last_mover = black if red_to_move else red
-            over = has_line(last_mover) | (tier == NUM_CELLS)
+            line = has_line(last_mover)
+            over = line | (tier == NUM_CELLS)
             # the last mover's line wins for them; a full board with no line is Black's
-            red_wins = np.zeros(len(keys), dtype=bool) if red_to_move else has_line(red)
+            red_wins = np.zeros(len(keys), dtype=bool) if red_to_move else line
+            if self.rules.full_board_winner is None:
+                drawn = over & ~line
         else:
             over = np.full(len(keys), tier == NUM_CELLS)
             red_lines, black_lines = count_lines(red), count_lines(black)
             red_has_token = (keys & TOKEN_BIT) != 0
             red_wins = (red_lines > black_lines) | ((red_lines == black_lines) & red_has_token)
         mover_wins = red_wins if red_to_move else ~red_wins
-        return over, np.where(mover_wins, 1, -1).astype(np.int8)
+        return over, np.where(drawn, 0, np.where(mover_wins, 1, -1)).astype(np.int8)
 
     def children(self, keys: np.ndarray, tier: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """For each cell: (indices of the keys where it is a legal move, the child keys).

@@ -3,9 +3,9 @@ positions with n marbles) only leads to tier n + 1.
 
 `enumerate_tiers` walks forward from the start and returns, per tier, the sorted
 canonical keys of every reachable position. `solve_tier` then runs backward: given the
-solved next tier it returns the exact value (+1 win / -1 loss for the side to move) and
-the exact remoteness (plies to the end; the winner hurries, the loser delays) of every
-position of a tier. Both work on whole arrays.
+solved next tier it returns the exact value (+1 win / 0 draw / -1 loss for the side to
+move) and the exact remoteness (plies to the end; the winner hurries, the loser delays;
+0 for draws) of every position of a tier. Both work on whole arrays.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ class SolvedTier:
 
     tier: int
     keys: np.ndarray  # uint64, sorted, canonical
-    values: np.ndarray  # int8: +1 the side to move wins, -1 it loses
-    remoteness: np.ndarray  # uint8: plies to the end under optimal play
+    values: np.ndarray  # int8: +1 the side to move wins, 0 draw, -1 it loses
+    remoteness: np.ndarray  # uint8: plies to the end under optimal play (0 for a draw)
 
 
 def enumerate_tiers(arrays: SparroArrays, progress: Callable[[int, int], None] | None = None) -> list[np.ndarray]:
@@ -76,29 +76,35 @@ def solve_tier(arrays: SparroArrays, tier: int, keys: np.ndarray, after: SolvedT
             if not np.array_equal(after.keys[np.minimum(index, len(after.keys) - 1)], child):
                 raise ValueError(f"tier {tier + 1} lacks children of tier {tier}: tables do not match")
             child_remoteness = after.remoteness[index].astype(np.int16)
-            score = np.where(after.values[index] < 0, WIN_SCORE - child_remoteness, child_remoteness - WIN_SCORE)
+            child_value = after.values[index]
+            score = np.where(child_value < 0, WIN_SCORE - child_remoteness,
+                             np.where(child_value > 0, child_remoteness - WIN_SCORE, 0))
             best[where] = np.maximum(best[where], score)  # a cell's moves have distinct parents
-        wins = best > 0
-        values[live] = np.where(wins, 1, -1)
-        remoteness[live] = np.where(wins, WIN_SCORE + 1 - best, best + WIN_SCORE + 1)
+        wins, losses = best > 0, best < 0
+        values[live] = np.where(wins, 1, np.where(losses, -1, 0))
+        remoteness[live] = np.where(wins, WIN_SCORE + 1 - best, np.where(losses, best + WIN_SCORE + 1, 0))
     return SolvedTier(tier, keys, values, remoteness)
 
 
 
 #: Bumped whenever the solver's results or payload layout could change.
 SOLVER_VERSION = "tiered-1"
-#: Payload of one position: remoteness in the low 7 bits, bit 7 set when the side to move wins.
+#: Payload of one position: remoteness in the low 6 bits, bit 7 set when the side to move
+#: wins, bit 6 set for a draw (only in the hypothetical no-compensation variant).
 PAYLOAD_DTYPE = "u1"
 WIN_FLAG = 0x80
+DRAW_FLAG = 0x40
+REMOTENESS_BITS = 0x3F
 
 
 def pack_results(solved: SolvedTier) -> np.ndarray:
-    return solved.remoteness | np.where(solved.values > 0, WIN_FLAG, 0).astype(np.uint8)
+    flags = np.where(solved.values > 0, WIN_FLAG, np.where(solved.values == 0, DRAW_FLAG, 0))
+    return solved.remoteness | flags.astype(np.uint8)
 
 
 def unpack_results(tier: int, keys: np.ndarray, payload: np.ndarray) -> SolvedTier:
-    values = np.where(payload & WIN_FLAG, 1, -1).astype(np.int8)
-    return SolvedTier(tier, keys, values, (payload & ~np.uint8(WIN_FLAG)).astype(np.uint8))
+    values = np.where(payload & WIN_FLAG, 1, np.where(payload & DRAW_FLAG, 0, -1)).astype(np.int8)
+    return SolvedTier(tier, keys, values, (payload & REMOTENESS_BITS).astype(np.uint8))
 
 
 def tier_of_keys(keys: np.ndarray) -> np.ndarray:

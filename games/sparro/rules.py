@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from tablebase.games.base import LOSS, WIN, IllegalPositionError, NotationError
+from tablebase.games.base import DRAW, LOSS, WIN, IllegalPositionError, NotationError
 from tablebase.games.sparro.geometry import (
     CELL_NAMES,
     CELLS,
@@ -26,6 +26,10 @@ from tablebase.games.sparro.geometry import (
 )
 
 VARIANTS: Final = ("standard", "extended", "extended-unrestricted")
+#: Not a rule set anyone plays: `standard` without Black's compensation (a full board
+#: with no line is a draw). `tablebase verify` solves it to measure what the rule decides.
+NO_COMPENSATION: Final = "standard-no-compensation"
+HYPOTHETICAL_VARIANTS: Final = (NO_COMPENSATION,)
 #: Bumped whenever a rule change could change any position's value (stored tables record it).
 RULES_VERSION: Final = "sparro-1"
 RED: Final = "R"
@@ -65,7 +69,7 @@ class SparroPosition:
 class SparroResult:
     """How a finished game ended."""
 
-    winner: str
+    winner: str | None  # None for a draw (only in the hypothetical no-compensation variant)
     red_lines: int
     black_lines: int
     token: str
@@ -100,11 +104,12 @@ class Sparro:
     game_name: Final = "sparro"
 
     def __init__(self, variant: str = "standard") -> None:
-        if variant not in VARIANTS:
+        if variant not in VARIANTS + HYPOTHETICAL_VARIANTS:
             raise NotationError(f"unknown sparro variant, expected one of {', '.join(VARIANTS)}: {variant!r}")
         self.variant = variant
         self.rules_name = variant
-        self.extended = variant != "standard"
+        self.extended = variant.startswith("extended")
+        self.full_board_winner: str | None = None if variant == NO_COMPENSATION else BLACK
         self.first_move_rule = variant == "extended"
 
     def __repr__(self) -> str:
@@ -147,7 +152,7 @@ class Sparro:
             if black_lines:
                 return SparroResult(BLACK, red_lines, black_lines, BLACK)
             if full:
-                return SparroResult(BLACK, 0, 0, BLACK)  # no line: Black wins
+                return SparroResult(self.full_board_winner, 0, 0, BLACK)  # no line: Black wins
             return None
         if red_lines != black_lines:
             winner = RED if red_lines > black_lines else BLACK
@@ -159,6 +164,8 @@ class Sparro:
         result = self.result(pos)
         if result is None:
             return None
+        if result.winner is None:
+            return DRAW
         return WIN if result.winner == pos.to_move else LOSS
 
     def legal_mask(self, pos: SparroPosition) -> int:

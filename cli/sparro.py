@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Callable, Sequence
 
 import click
@@ -23,6 +24,7 @@ from tablebase.cli.app import (
     silent_option,
     solve,
 )
+from tablebase.cli.pictures import sparro_svg
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.base import WIN, NotationError
 from tablebase.games.sparro import VARIANTS, Sparro, SparroPosition, count_lines
@@ -95,12 +97,19 @@ Each level is a grid seen from above: R red, B black, . empty, o fixed white.
 {NOTATION_HELP}""", epilog="""\b
 Example:
     tablebase show sparro
-    tablebase show sparro 'RB.........R/......../....'""")
+    tablebase show sparro 'RB.........R/......../....'
+    tablebase show sparro 'RRR.BB....../......../....' --svg line.svg --faces""")
 @click.argument("position", default=START_TEXT)
 @variant_option
-def show_sparro(position: str, variant: str) -> None:
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
+              help="Also draw the position as an SVG picture into this file.")
+@click.option("--faces", is_flag=True, help="With --svg: add the four faces unfolded, completed lines marked.")
+def show_sparro(position: str, variant: str, svg_path: str | None, faces: bool) -> None:
     game = Sparro(variant)
-    click.echo(render(game, game.parse(position)))
+    pos = game.parse(position)
+    click.echo(render(game, pos))
+    if svg_path:
+        Path(svg_path).write_text(sparro_svg(game, pos, faces=faces), encoding="utf-8")
 
 
 def moves_answer(game: Sparro, text: str) -> dict:
@@ -202,11 +211,7 @@ def solve_into(store: TablebaseStore, variant: str, progress: bool, force: bool 
             def save(solved: SolvedTier, seconds: float) -> None:
                 store.write_tier(table.id, solved.tier, solved.keys, pack_results(solved), seconds)
 
-            try:
-                start = solve_variant(SparroArrays(variant), stored, save, lambda stage, tier: bar.update(1))
-            except ValueError as exc:  # stored tiers that do not fit these rules (solver changed, no version bump)
-                raise TablebaseError(f"cannot resume sparro {variant} in {str(store.path)!r}: {exc} "
-                                     f"(or run with --force)") from None
+            start = solve_variant(SparroArrays(variant), stored, save, lambda stage, tier: bar.update(1))
         seconds = time.perf_counter() - started + table.seconds
         summary = {"start_value": "win" if start.values[0] == WIN else "loss",
                    "start_remoteness": int(start.remoteness[0])}

@@ -1,0 +1,120 @@
+"""Puzzle storage: a `puzzles` table in the tablebase file.
+
+Rows are deduplicated by (game, rules, canonical key). Schema version 1 of this table
+is recorded in `meta` as ``puzzles_schema_version``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tablebase.db.store import StoreError, TablebaseStore
+
+PUZZLES_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class StoredPuzzle:
+    id: int
+    game: str
+    rules: str
+    position: str
+    canonical_key: int
+    depth: int
+    grade: int
+    main_line: list[int]
+    tree: dict[str, int]
+    features: dict[str, Any]
+    source: str  # the command and seed that generated it
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "game": self.game, "rules": self.rules, "position": self.position,
+                "solution": self.main_line, "depth": self.depth, "grade": self.grade,
+                "features": self.features, "source": self.source}
+
+
+class PuzzleStore:
+    """The puzzles of one tablebase file."""
+
+    def __init__(self, store: TablebaseStore) -> None:
+        self.db = store.db
+        self._ensure_table()
+
+    def _ensure_table(self) -> None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'puzzles_schema_version'").fetchone()
+        if row is not None:
+            if int(row[0]) != PUZZLES_SCHEMA_VERSION:
+                raise StoreError(f"puzzles table has schema version {row[0]}, this program reads "
+                                 f"{PUZZLES_SCHEMA_VERSION}")
+            return
+        self.db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.db["puzzles"].create(
+                {"id": int, "game": str, "rules": str, "position": str, "canonical_key": int, "depth": int,
+                 "grade": int, "main_line": str, "tree": str, "features": str, "source": str, "created": str},
+                pk="id", not_null={"game", "rules", "position", "canonical_key"}, if_not_exists=True)
+            self.db["puzzles"].create_index(["game", "rules", "canonical_key"], unique=True, if_not_exists=True)
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('puzzles_schema_version', ?)",
+                            [str(PUZZLES_SCHEMA_VERSION)])
+        except BaseException:
+            self.db.conn.execute("ROLLBACK")
+            raise
+        self.db.conn.execute("COMMIT")
+
+    def keys(self, game: str, rules: str) -> set[int]:
+        rows = self.db.execute("SELECT canonical_key FROM puzzles WHERE game = ? AND rules = ?", [game, rules])
+        return {row[0] for row in rows}
+
+    def add_all(self, puzzles: list[dict[str, Any]]) -> list[int | None]:
+        """Store puzzles in one transaction; per puzzle its new id, or None if the same
+        puzzle (up to symmetry) was already stored.
+
+        Each dict has: game, rules, position, canonical_key, depth, grade, main_line,
+        tree, features, source.
+        """
+        created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        ids: list[int | None] = []
+        self.db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for p in puzzles:
+                cursor = self.db.conn.execute(
+                    "INSERT OR IGNORE INTO puzzles (game, rules, position, canonical_key, depth, grade, main_line, "
+                    "tree, features, source, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [p["game"], p["rules"], p["position"], p["canonical_key"], p["depth"], p["grade"],
+                     " ".join(map(str, p["main_line"])), json.dumps(p["tree"]), json.dumps(p["features"]),
+                     p["source"], created])
+                ids.append(cursor.lastrowid if cursor.rowcount else None)
+        except BaseException:
+            self.db.conn.execute("ROLLBACK")
+            raise
+        self.db.conn.execute("COMMIT")
+        return ids
+
+    def find(self, game: str | None = None, rules: str | None = None, min_depth: int | None = None,
+             max_depth: int | None = None, grade: int | None = None, limit: int | None = None) -> list[StoredPuzzle]:
+        where, args = [], []
+        for column, op, value in (("game", "=", game), ("rules", "=", rules), ("depth", ">=", min_depth),
+                                  ("depth", "<=", max_depth), ("grade", "=", grade)):
+            if value is not None:
+                where.append(f"{column} {op} ?")
+                args.append(value)
+        sql = "SELECT * FROM puzzles" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [self._puzzle(row) for row in self.db.execute(sql, args).fetchall()]
+
+    def get(self, puzzle_id: int) -> StoredPuzzle:
+        row = self.db.execute("SELECT * FROM puzzles WHERE id = ?", [puzzle_id]).fetchone()
+        if row is None:
+            raise StoreError(f"no puzzle with id {puzzle_id}")
+        return self._puzzle(row)
+
+    @staticmethod
+    def _puzzle(row: tuple) -> StoredPuzzle:
+        (id_, game, rules, position, key, depth, grade, line, tree, features, source, _created) = row
+        return StoredPuzzle(id_, game, rules, position, key, depth, grade, [int(m) for m in line.split()],
+                            json.loads(tree), json.loads(features), source)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates the curated puzzle sets in this folder (about 10 minutes on a 2-core machine).
+# Usage: positions/puzzles/regenerate.sh [DB]   (default: a fresh database in a temporary folder)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+db="${1:-$(mktemp -d)/puzzles.sqlite}"
+for variant in standard extended extended-unrestricted; do
+  tablebase puzzles generate sparro --variant "$variant" --count 10 --min-depth 3 --max-depth 4 --seed 1 --db "$db" -s
+  tablebase puzzles generate sparro --variant "$variant" --count 8 --min-depth 5 --max-depth 8 --seed 2 --db "$db" -s
+  tablebase puzzles generate sparro --variant "$variant" --count 4 --min-depth 9 --max-depth 15 --seed 3 \
+    --max-games 6000 --db "$db" -s
+done
+tablebase puzzles export --game sparro --output "$here/sparro.tsv" --db "$db"

@@ -1,0 +1,155 @@
+"""Puzzles: the committed sets re-verified from the rules engine and the tables (not by
+the generator), the generator's own output, and the puzzle commands."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tablebase.cli.main import main
+from tablebase.cli.sparro import table_lookup
+from tablebase.db.store import TablebaseStore
+from tablebase.games.base import LOSS, WIN
+from tablebase.games.sparro import Sparro
+from tablebase.solver.puzzles import generate
+
+PUZZLE_DIR = Path(__file__).parent.parent / "positions" / "puzzles"
+TSV_HEADER = ["id", "game", "rules", "position", "solution", "depth", "grade"]
+
+
+class Verifier:
+    """Checks a puzzle claim move by move: every defence, every winner position."""
+
+    def __init__(self, game: Sparro, lookup) -> None:
+        self.game = game
+        self.lookup = lookup
+
+    def value_after(self, pos, move) -> tuple[int, int]:
+        """(value, plies to the end) for the player making ``move``."""
+        child = self.game.play(pos, move)
+        over = self.game.terminal_value(child)
+        if over is not None:
+            return -over, 1
+        outcome = self.lookup([self.game.canonical_key(child)])[0]
+        return -outcome.value, outcome.remoteness + 1
+
+    def check(self, pos, plies_left: int, line: list[int]) -> set[str]:
+        """Verify the subtree; follow ``line`` where it goes; return the winner positions met."""
+        game = self.game
+        winners = [m for m in game.legal_moves(pos)
+                   if (lambda v: v[0] == WIN and v[1] <= plies_left)(self.value_after(pos, m))]
+        assert len(winners) == 1, f"{len(winners)} winning moves in {game.format(pos)}"
+        if line:
+            assert line[0] == winners[0], f"solution move {line[0]} is not the winning move in {game.format(pos)}"
+        after = game.play(pos, winners[0])
+        if game.terminal_value(after) is not None:
+            assert game.terminal_value(after) == LOSS
+            return {game.format(pos)}
+        checked = {game.format(pos)}
+        for defence in game.legal_moves(after):
+            reply = game.play(after, defence)
+            if game.terminal_value(reply) is not None:
+                assert game.terminal_value(reply) == WIN  # a defence may only lose
+                continue
+            follow = line[2:] if len(line) > 1 and line[1] == defence else []
+            checked |= self.check(reply, plies_left - 2, follow)
+        return checked
+
+
+def committed_puzzles() -> list[dict]:
+    with open(PUZZLE_DIR / "sparro.tsv", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t")
+        assert reader.fieldnames == TSV_HEADER
+        return list(reader)
+
+
+def test_committed_set_size_and_spread() -> None:
+    rows = committed_puzzles()
+    assert len(rows) >= 60
+    assert {row["rules"] for row in rows} == {"standard", "extended", "extended-unrestricted"}
+    assert len({(row["rules"], row["position"]) for row in rows}) == len(rows)
+
+
+def test_every_committed_puzzle_is_unique_against_every_defence(sparro_db: Path) -> None:
+    rows = committed_puzzles()
+    with TablebaseStore(sparro_db) as store:
+        for row in rows:
+            game = Sparro(row["rules"])
+            verifier = Verifier(game, table_lookup(store, store.table("sparro", row["rules"])))
+            pos = game.parse(row["position"])
+            line = [int(m) for m in row["solution"].split()]
+            depth = int(row["depth"])
+            assert len(line) == depth
+            root = verifier.lookup([game.canonical_key(pos)])[0]
+            assert (root.value, root.remoteness) == (WIN, depth)
+            verifier.check(pos, depth, line)
+            solver = pos.to_move
+            for move in line:  # the main line is legal and ends the game in the solver's favour
+                pos = game.play(pos, move)
+            assert game.result(pos).winner == solver
+
+
+@pytest.fixture
+def puzzle_db(sparro_db: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "puzzles.sqlite"
+    shutil.copy(sparro_db, path)
+    return path
+
+
+def test_generated_puzzles_verify_independently(sparro_db: Path) -> None:
+    with TablebaseStore(sparro_db) as store:
+        for variant in ("standard", "extended"):
+            game = Sparro(variant)
+            lookup = table_lookup(store, store.table("sparro", variant))
+            found = list(generate(game, lookup, 15, 3, 9, seed=5))
+            assert len(found) == 15 and len({p.canonical_key for p in found}) == 15
+            verifier = Verifier(game, lookup)
+            for puzzle in found:
+                checked = verifier.check(game.parse(puzzle.position), puzzle.depth, puzzle.main_line)
+                assert checked == set(puzzle.tree)
+                assert 1 <= puzzle.grade <= 5
+            # reproducible from the seed
+            again = list(generate(game, lookup, 15, 3, 9, seed=5))
+            assert [p.position for p in again] == [p.position for p in found]
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def test_generate_list_show_export(puzzle_db: Path) -> None:
+    db = ["--db", str(puzzle_db)]
+    result = run("puzzles", "generate", "sparro", "--count", "4", "--min-depth", "5", "--seed", "3", *db)
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 4
+    again = run("puzzles", "generate", "sparro", "--count", "4", "--min-depth", "5", "--seed", "3", *db)
+    assert again.exit_code == 0  # the stored ones are skipped: four more, all new
+    assert not set(again.stdout.splitlines()) & set(result.stdout.splitlines())
+    listed = run("puzzles", "list", *db)
+    assert len(listed.stdout.splitlines()) == 8
+    exported = run("puzzles", "export", *db)
+    rows = list(csv.DictReader(exported.stdout.splitlines(), delimiter="\t"))
+    assert exported.stdout.splitlines()[0].split("\t") == TSV_HEADER
+    assert len(rows) == 8 and all(int(r["depth"]) >= 5 for r in rows)
+    assert len({r["position"] for r in rows}) == 8
+    shown = run("puzzles", "show", rows[0]["id"], *db)
+    assert shown.exit_code == 0 and f"win within {rows[0]['depth']} plies" in shown.stdout
+    assert run("puzzles", "show", "999", *db).stderr.startswith("Error: no puzzle with id 999")
+
+
+def test_play_right_and_wrong(puzzle_db: Path) -> None:
+    db = ["--db", str(puzzle_db)]
+    run("puzzles", "generate", "sparro", "--count", "1", "--min-depth", "3", "--max-depth", "3", "--seed", "4", *db)
+    row = list(csv.DictReader(run("puzzles", "export", *db).stdout.splitlines(), delimiter="\t"))[0]
+    line = row["solution"].split()
+    solved = run("puzzles", "play", row["id"], *db, input=f"{line[0]}\n{line[2]}\n")
+    assert solved.exit_code == 0 and "right!" in solved.stdout and "solved!" in solved.stdout
+    game = Sparro(row["rules"])
+    pos = game.parse(row["position"])
+    wrong = next(m for m in game.legal_moves(pos) if m != int(line[0]))
+    failed = run("puzzles", "play", row["id"], *db, input=f"{wrong}\n")
+    assert failed.exit_code == 1 and "wrong" in failed.stdout

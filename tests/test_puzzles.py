@@ -15,6 +15,7 @@ from tablebase.cli.sparro import table_lookup
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import LOSS, WIN
 from tablebase.games.sparro import Sparro
+from tablebase.solver.probe import probe
 from tablebase.solver.puzzles import generate
 
 PUZZLE_DIR = Path(__file__).parent.parent / "positions" / "puzzles"
@@ -153,3 +154,20 @@ def test_play_right_and_wrong(puzzle_db: Path) -> None:
     wrong = next(m for m in game.legal_moves(pos) if m != int(line[0]))
     failed = run("puzzles", "play", row["id"], *db, input=f"{wrong}\n")
     assert failed.exit_code == 1 and "wrong" in failed.stdout
+
+
+def test_play_against_the_perfect_player(puzzle_db: Path) -> None:
+    """One move from the end of a won position: the user's winning move ends the game."""
+    position = "RRBBRRBRBRBB/R..B..../...."  # from the curated set: Red wins within 3
+    game = Sparro("standard")
+    pos = game.parse(position)
+    with TablebaseStore(puzzle_db) as store:
+        verifier = Verifier(game, table_lookup(store, store.table("sparro", "standard")))
+        first = next(m for m in game.legal_moves(pos) if verifier.value_after(pos, m) == (WIN, 3))
+        after = game.play(pos, first)
+        defence = probe(game, after, verifier.lookup).moves[0].cell
+        before_last = game.play(after, defence)
+        last = next(m for m in game.legal_moves(before_last) if verifier.value_after(before_last, m) == (WIN, 1))
+    result = run("play", "sparro", position, "--db", str(puzzle_db), input=f"{first}\n{last}\n")
+    assert result.exit_code == 0, result.output
+    assert "win in 3" in result.stdout and result.stdout.rstrip().endswith("you win!")

@@ -35,10 +35,15 @@ P = TypeVar("P", bound=Hashable)
 class Game(Protocol[P]):
     """The interface the search, the retrograde solvers and the CLI rely on."""
 
-    #: Short game name as used on the command line ("sparro", "smallholder").
-    game_name: str
-    #: Variant or ruleset label ("standard", "nibbler@hex4", ...).
-    rules_name: str
+    @property
+    def game_name(self) -> str:
+        """Short game name as used on the command line ("sparro", "smallholder")."""
+        ...
+
+    @property
+    def rules_name(self) -> str:
+        """Variant or ruleset label ("standard", "nibbler@hex4", ...)."""
+        ...
 
     def start(self) -> P:
         """The position before the first move."""

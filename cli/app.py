@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from importlib.metadata import version
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import click
 

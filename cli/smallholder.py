@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from functools import cache
 from typing import Any
 
 import click
+import numpy as np
 
-from tablebase.cli.app import answer_positions, moves, show
+from tablebase.cli.app import (
+    TablebaseError, answer_positions, db_option, json_option, moves, probe, show, show_progress, silent_option, solve)
+from tablebase.cli.tables import ProbeAnswers, probe_text, progress_display, tiered_lookup
+from tablebase.db.store import TableInfo, TablebaseStore
+from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.solver.probe import Lookup
+from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS
+from tablebase.solver.smallholder_search import DEFAULT_NODE_BUDGET, ArrayLocalSearch, LocalSearch
+from tablebase.solver.smallholder_solve import (
+    PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, pack_results, solve_ruleset, stone_counts, unpack_results)
 from tablebase.games.smallholder import (
-    BLACK, COLOUR_NAMES, CREATE, DEFAULT_BOARD, DEFAULT_RULESET, RULESETS, WHITE, Board, IllegalMoveError, Position, Rules, Smallholder, bits, get_board, opponent, parse_position, parse_rules)
+    BLACK, COLOUR_NAMES, CREATE, DEFAULT_BOARD, DEFAULT_RULESET, RULESETS, WHITE, Board, IllegalMoveError, Position, Rules, Smallholder, all_rules, bits, get_board, opponent, parse_position, parse_rules)
 
 #: Characters per cell in the picture; a row one cell shorter is indented by half of it.
 _CELL_WIDTH = 4
@@ -225,3 +237,184 @@ def moves_smallholder(position: str | None, board: str | None, ruleset: str | No
 
     answer_positions(position_text, one, as_json, as_text)
 
+
+# -- solving ------------------------------------------------------------------------
+
+GAME = "smallholder"
+#: The board `solve smallholder` uses without --board (hex4, the game's default, is too big).
+SOLVE_BOARD = "hex3"
+_VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+
+
+def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: bool = False,
+               force: bool = False) -> TableInfo:
+    """Solve one ruleset on one board into ``store`` and return the table's info.
+
+    A complete table of the same versions is reused unless ``force``. Any other stored
+    table under the name (an interrupted solve, other versions) is deleted and the solve
+    starts from scratch: unlike Sparro's tiers, no part of the graph can be solved alone.
+    """
+    game = _game(board, rules)
+    if game.board.size > MAX_KEY_CELLS:
+        raise TablebaseError(f"{board} has {game.board.size} cells; solving handles boards of up to "
+                             f"{MAX_KEY_CELLS} cells (limping2, hex3); use 'probe smallholder --search'")
+    name = game.rules_name
+    old = store.table(GAME, name)
+    if old is not None and not force and old.status == "complete" and (
+            old.rules_version, old.solver_version, old.payload_dtype) == (RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE):
+        return old
+    if old is not None:
+        store.delete_table(GAME, name)
+    table = store.begin_table(GAME, name, RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE)
+    started = time.perf_counter()
+    with progress_display(progress, f"smallholder {name}") as line:
+        def report(stage: str, step: int, positions: int) -> None:
+            what = "ply" if stage == "enumerate" else "retrograde levels"
+            line.update(f"{stage} {what} {step}, {positions:,} positions")
+
+        solved = solve_ruleset(game.board, rules, report)
+        payload = pack_results(solved.values, solved.remoteness)
+        tiers = stone_counts(solved.keys, game.board.size)
+        for tier in range(2 * game.board.size + 1):
+            which = np.flatnonzero(tiers == tier)
+            if len(which):
+                line.update(f"storing tier {tier} ({len(which):,} positions)")
+                store.write_tier(table.id, tier, solved.keys[which], payload[which], 0.0)
+    value, remoteness = solved.start
+    summary = {"start_value": _VALUE_NAMES[value], "start_remoteness": remoteness, "moves": solved.moves,
+               "plies": solved.plies, "draws": int(np.count_nonzero(solved.values == DRAW)),
+               "cyclic_positions": solved.cyclic,
+               "stage_seconds": {k: round(v, 2) for k, v in solved.seconds.items()}}
+    return store.finish_table(table.id, time.perf_counter() - started, summary)
+
+
+def _rules_to_solve(ruleset: str | None, spec: str | None, all_rulesets: bool, all_combinations: bool) -> list[Rules]:
+    if sum((bool(ruleset or spec), all_rulesets, all_combinations)) > 1:
+        raise click.UsageError("give one of --ruleset/--rules, --all-rulesets, --all-combinations")
+    if all_rulesets:
+        return list(RULESETS.values())
+    if all_combinations:
+        return all_rules()
+    return [_rules_of(ruleset, spec)]
+
+
+@solve.command("smallholder", epilog="""\b
+Example:
+    tablebase solve smallholder --board limping2 --all-combinations -s
+    tablebase solve smallholder --board hex3 --ruleset nibbler --json
+    tablebase solve smallholder --board limping2 --rules territory=hull,capture=piecewise""")
+@click.option("--board", metavar="B", default=SOLVE_BOARD, show_default=True,
+              help="Board: limping2 or hex3 (boards of at most 31 cells; limping3 would need far too long).")
+@_ruleset_option
+@_rules_option
+@click.option("--all-rulesets", is_flag=True, help="Solve the five named rulesets.")
+@click.option("--all-combinations", is_flag=True, help="Solve all 120 option combinations.")
+@db_option
+@silent_option
+@json_option
+@click.option("--force", is_flag=True, help="Solve again even if the table is complete.")
+def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rulesets: bool,
+                      all_combinations: bool, db_path: str, silent: bool, as_json: bool, force: bool) -> None:
+    """Solve every position reachable from the empty board and store it in the tablebase.
+
+    All canonical positions reachable from the start are enumerated breadth-first, the
+    move graph is solved by retrograde analysis (win, loss, or draw for endless play,
+    with the remoteness in plies), and the table is written tier by tier (a tier is the
+    positions with the same number of stones). A solve interrupted before the end is
+    started again from scratch. A complete table is reused unless --force is given.
+    Prints, per ruleset, the value of the start for Black and the totals.
+    """
+    rules_list = _rules_to_solve(ruleset, spec, all_rulesets, all_combinations)
+    get_board(board)  # an unknown board is a clean error before anything is written
+    with TablebaseStore(db_path, create=True) as store:
+        for rules in rules_list:
+            info = solve_into(store, board, rules, progress=show_progress(silent), force=force)
+            summary = {"game": GAME, "rules": info.rules, **info.summary, "positions": info.positions,
+                       "seconds": round(info.seconds, 2), "checksum": info.checksum}
+            if as_json:
+                click.echo(json.dumps(summary))
+            else:
+                start = summary["start_value"]
+                if summary["start_remoteness"] is not None:
+                    start += f" for Black in {summary['start_remoteness']} plies"
+                click.echo(f"smallholder {info.rules}: start is a {start}; {info.positions:,} positions, "
+                           f"{summary['draws']:,} draws, solved in {info.seconds:.1f} s")
+
+
+# -- probing ------------------------------------------------------------------------
+
+
+def _stored_lookup(store: TablebaseStore, db_path: str, game: Smallholder) -> Lookup:
+    if game.board.size > MAX_KEY_CELLS:
+        raise TablebaseError(f"{game.board.name} is too big to have tables (at most {MAX_KEY_CELLS} cells); "
+                             f"use --search")
+    table = store.table(GAME, game.rules_name)
+    choice = f"--ruleset {game.rules.name}" if game.rules.name in RULESETS else f"--rules {game.rules.spec}"
+    solve_hint = f"tablebase solve smallholder --board {game.board.name} {choice}"
+    if table is None or table.status != "complete":
+        raise TablebaseError(f"smallholder {game.rules_name} is not solved in {db_path!r}; "
+                             f"run '{solve_hint}' or use --search")
+    if (table.rules_version, table.solver_version) != (RULES_VERSION, SOLVER_VERSION):
+        raise TablebaseError(f"the smallholder {game.rules_name} table in {db_path!r} was made by another "
+                             f"version; run '{solve_hint} --force'")
+    return tiered_lookup(store, table, lambda keys: stone_counts(keys, game.board.size), unpack_results)
+
+
+@probe.command("smallholder", epilog="""\b
+Example:
+    tablebase solve smallholder --board limping2 && tablebase probe smallholder --board limping2
+    tablebase probe smallholder 'B./.W./..../... B' --json
+    tablebase probe smallholder --search 'WB.W/WBW.B/BBWBB./..B.B.W/.W.W../BWW.W/W.BB W'
+    cat positions.txt | tablebase probe smallholder - --ruleset stymie --json""")
+@click.argument("position", required=False)
+@_board_option
+@_ruleset_option
+@_rules_option
+@db_option
+@json_option
+@click.option("--search", "use_search", is_flag=True,
+              help="Answer by a bounded exact search from the rules alone instead of the tablebase.")
+@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_NODE_BUDGET, show_default=True,
+              help="Positions the search may explore per probed position.")
+@_unreachable_option
+def probe_smallholder(position: str | None, board: str | None, ruleset: str | None, spec: str | None,
+                      db_path: str, as_json: bool, use_search: bool, budget: int, allow_unreachable: bool) -> None:
+    """The exact value and remoteness of a Smallholder POSITION (or of each stdin line
+    with '-') and of every legal move, best move first.
+
+    Values are for the side to move: 'win', 'loss' or 'draw' (endless play, no
+    remoteness); a move's value is for the player who makes it. Remoteness counts plies
+    to the end, the winner hurrying and the loser holding out. Without --search the
+    answer comes from the tablebase, and a position it does not hold is an error. With
+    --search every position reachable from POSITION is explored (up to --budget) and
+    solved exactly; past the budget the value is 'unknown'. Default POSITION: the
+    empty --board (default hex4). JSON: {"position", "to_move", "value", "remoteness",
+    "moves": [{"cell", "name", "value", "remoteness"}]}.
+    """
+    rules = _rules_of(ruleset, spec)
+    text = position if position is not None else _game(board or DEFAULT_BOARD, rules).format(Position(0, 0, BLACK))
+
+    def parse(line: str) -> tuple[Smallholder, Position]:
+        return _read(line, board, rules, allow_unreachable)
+
+    if use_search:
+        searches: dict[str, LocalSearch] = {}
+
+        def search_for(game: Smallholder) -> Lookup:
+            if game.rules_name not in searches:
+                searches[game.rules_name] = ArrayLocalSearch(game, node_budget=budget)
+            return searches[game.rules_name].outcomes
+
+        answers = ProbeAnswers(parse, search_for, answer_unknown=True)  # type: ignore[arg-type]
+        answer_positions(text, answers.one, as_json, probe_text, answers.many)
+        return
+    with TablebaseStore(db_path) as store:
+        lookups: dict[str, Lookup] = {}
+
+        def table_for(game: Smallholder) -> Lookup:
+            if game.rules_name not in lookups:
+                lookups[game.rules_name] = _stored_lookup(store, db_path, game)
+            return lookups[game.rules_name]
+
+        answers = ProbeAnswers(parse, table_for)  # type: ignore[arg-type]
+        answer_positions(text, answers.one, as_json, probe_text, answers.many)

@@ -28,7 +28,7 @@ from tablebase.cli.pictures import sparro_svg
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.base import WIN, NotationError
 from tablebase.games.sparro import VARIANTS, Sparro, SparroPosition, count_lines
-from tablebase.games.sparro.geometry import CELLS, WHITE_CELLS, INDEX
+from tablebase.games.sparro.geometry import INDEX, WHITE_CELLS
 from tablebase.games.sparro.rules import RULES_VERSION
 from tablebase.solver.probe import NotInTable, Outcome, ProbeResult, probe as probe_position, probe_many
 from tablebase.solver.search import Search, SearchBudgetExceeded

@@ -125,7 +125,11 @@ def _explain(path: Path, exc: sqlite3.Error) -> str:
         return f"cannot write to {str(path)!r} ({text}): the file or its directory is read-only"
     if "locked" in text or "busy" in text:
         return f"{str(path)!r} is busy ({text}); another program holds a write lock on it"
-    return f"cannot use {str(path)!r} as a tablebase ({text}); run 'tablebase check' on it"
+    if "unable to open" in text:
+        return f"cannot use {str(path)!r} as a tablebase ({text}): does its folder exist, can it be written?"
+    if "malformed" in text:
+        return f"cannot use {str(path)!r} as a tablebase ({text}): the file is damaged"
+    return f"cannot use {str(path)!r} as a tablebase ({text})"
 
 
 class TablebaseStore:
@@ -155,6 +159,8 @@ class TablebaseStore:
                 conn.execute("PRAGMA journal_mode=WAL")
         except sqlite3.Error as exc:
             raise StoreError(_explain(self.path, exc)) from None
+        except ValueError as exc:  # a NUL byte in the name
+            raise StoreError(f"cannot use {str(self.path)!r} as a tablebase file ({exc})") from None
         self._block_cache: OrderedDict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._block_index: dict[tuple[int, int], np.ndarray] = {}
 

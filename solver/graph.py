@@ -50,13 +50,24 @@ def index_dtype(count: int) -> type[np.signedinteger]:
 
 def reverse_edges(num_positions: int, edge_parent: np.ndarray, edge_child: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CSR of the reversed graph: (offsets, parents); the parents of ``v`` are
-    ``parents[offsets[v]:offsets[v + 1]]`` (with one entry per move, duplicates kept)."""
-    order = np.argsort(edge_child, kind="stable")
-    parents = edge_parent[order]
-    del order
-    offsets = np.zeros(num_positions + 1, dtype=np.int64)
-    np.cumsum(np.bincount(edge_child, minlength=num_positions), out=offsets[1:])
-    return offsets, parents
+    ``parents[offsets[v]:offsets[v + 1]]`` (one entry per move, duplicates kept)."""
+    if num_positions >= 2**32:
+        raise ValueError(f"{num_positions} positions: more than this solver indexes (2**32)")
+    # one sort of (child, parent) packed in 64 bits: far faster than an argsort
+    packed = np.asarray(edge_child).astype(np.uint64) << np.uint64(32)
+    packed |= np.asarray(edge_parent).astype(np.uint64)
+    packed.sort()
+    parents = (packed & np.uint64(0xFFFFFFFF)).astype(index_dtype(num_positions))
+    counts = np.bincount((packed >> np.uint64(32)).astype(np.int64), minlength=num_positions)
+    del packed
+    return csr_offsets(counts), parents
+
+
+def csr_offsets(counts: np.ndarray) -> np.ndarray:
+    """Row offsets (length ``len(counts) + 1``) of CSR rows with these lengths."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
 
 
 def _segments(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,6 +78,19 @@ def _segments(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.nd
     # position within the concatenation, shifted back to each row's start
     shift = np.repeat(starts - (np.cumsum(counts) - counts), counts)
     return shift + np.arange(total, dtype=np.int64), counts
+
+
+def _tally(items: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct values of ``items``, ascending; how often each occurs); values < ``size``.
+
+    A sort for few items, a histogram over all ``size`` values for many: on large
+    levels the histogram is several times faster than sorting.
+    """
+    if len(items) * 8 < size:
+        return np.unique(items, return_counts=True)
+    counts = np.bincount(items, minlength=size)
+    found = np.flatnonzero(counts)
+    return found, counts[found]
 
 
 def solve_graph(num_positions: int, edge_parent: np.ndarray, edge_child: np.ndarray,
@@ -100,13 +124,27 @@ def solve_graph(num_positions: int, edge_parent: np.ndarray, edge_child: np.ndar
         if terminal[edge_parent].any():
             keep = ~terminal[edge_parent]
             edge_parent, edge_child = edge_parent[keep], edge_child[keep]
-            degree = np.bincount(edge_parent, minlength=num_positions)
     rev_offsets, rev_parents = reverse_edges(num_positions, edge_parent, edge_child)
     del edge_parent, edge_child
-    # moves whose outcome is not yet known to be a loss for the mover, per position
-    undecided_moves = degree.astype(np.int32)
-    del degree
+    return solve_reversed(rev_offsets, rev_parents, terminal, term_value)
 
+
+def solve_reversed(rev_offsets: np.ndarray, rev_parents: np.ndarray, terminal: np.ndarray | None = None,
+                   term_value: np.ndarray | None = None) -> GraphSolution:
+    """`solve_graph` on the reversed graph in CSR form (see `reverse_edges`).
+
+    ``terminal`` (bool) marks finished games, whose values are in ``term_value`` (int8
+    WIN/LOSS/DRAW; LOSS when None); their parents must not be listed as their moves'
+    sources, i.e. a terminal position appears in no ``rev_parents`` row. By default the
+    terminal positions are those without moves, lost for the side to move.
+    """
+    num_positions = len(rev_offsets) - 1
+    # moves whose outcome is not yet known to be a win for the opponent, per position
+    undecided_moves = np.bincount(rev_parents, minlength=num_positions).astype(np.int32)
+    if terminal is None:
+        terminal = undecided_moves == 0
+    if term_value is None:
+        term_value = np.full(num_positions, LOSS, dtype=np.int8)
     values = np.full(num_positions, _UNDECIDED, dtype=np.int8)
     remoteness = np.full(num_positions, -1, dtype=np.int32)
     ends = np.flatnonzero(terminal)
@@ -122,8 +160,8 @@ def solve_graph(num_positions: int, edge_parent: np.ndarray, edge_child: np.ndar
         child_values = np.repeat(values[frontier], counts)
         del edges, counts
         open_parent = values[parents] == _UNDECIDED
-        winners = np.unique(parents[open_parent & (child_values == LOSS)])
-        beaten, times = np.unique(parents[open_parent & (child_values == WIN)], return_counts=True)
+        winners, _ = _tally(parents[open_parent & (child_values == LOSS)], num_positions)
+        beaten, times = _tally(parents[open_parent & (child_values == WIN)], num_positions)
         del parents, child_values, open_parent
         undecided_moves[beaten] -= times.astype(np.int32)
         values[winners] = WIN
@@ -143,3 +181,21 @@ def solve_csr(offsets: np.ndarray, children: np.ndarray, terminal_values: np.nda
     num_positions = len(offsets) - 1
     parents = np.repeat(np.arange(num_positions, dtype=index_dtype(num_positions)), np.diff(offsets))
     return solve_graph(num_positions, parents, np.asarray(children), terminal_values)
+
+
+def reaches_cycle(rev_offsets: np.ndarray, rev_parents: np.ndarray) -> np.ndarray:
+    """Per position, whether some line of play from it can go on forever (exact).
+
+    Positions are peeled off level by level once all their moves lead to peeled
+    positions (Kahn's algorithm on the reversed graph); what is never peeled reaches a
+    cycle. A draw needs such a position; such a position need not be a draw.
+    """
+    num_positions = len(rev_offsets) - 1
+    unpeeled_moves = np.bincount(rev_parents, minlength=num_positions).astype(np.int32)
+    frontier = np.flatnonzero(unpeeled_moves == 0)
+    while len(frontier):
+        edges, _ = _segments(rev_offsets, frontier)
+        parents, times = _tally(rev_parents[edges], num_positions)
+        unpeeled_moves[parents] -= times.astype(np.int32)
+        frontier = parents[unpeeled_moves[parents] == 0]
+    return unpeeled_moves > 0

@@ -12,7 +12,7 @@ the position and the last move (both built-ins here do).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generic, Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 from tablebase.games.base import LOSS, WIN, Game
 from tablebase.solver.probe import Lookup, probe

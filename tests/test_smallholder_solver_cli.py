@@ -1,0 +1,143 @@
+"""`tablebase solve smallholder` and `tablebase probe smallholder` through CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tablebase.cli.app import probe, solve
+from tablebase.cli.main import main
+
+START = "../.../..../... B"
+# limping2, nibbler: Black's a1 and White's b2; Black to move wins in 9 plies
+MIDDLE = "B./.W./..../... B"
+MIDDLE_TEXT = ("B./.W./..../... B: B to move, win in 9; moves: c4 win 9, d2 win 9, d1 win 11, d3 win 11, "
+               "b3 loss 10, c1 loss 10, c2 loss 10, c3 loss 8\n")
+
+
+def run(*args: str, stdin: str | None = None):  # noqa: ANN201 (click's Result)
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("smallholder") / "t.sqlite"
+    result = run("solve", "smallholder", "--board", "limping2", "--all-rulesets", "--db", str(path), "-s")
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_solve_text_summary(db: Path) -> None:
+    result = run("solve", "smallholder", "--board", "limping2", "--ruleset", "nibbler", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("smallholder nibbler@limping2: start is a win for Black in 11 plies; "
+                                    "18,428 positions, 0 draws, solved in ")
+
+
+def test_solve_json(db: Path) -> None:
+    result = run("solve", "smallholder", "--board", "limping2", "--ruleset", "stymie", "--db", str(db), "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["rules"] == "stymie@limping2"
+    assert (summary["start_value"], summary["start_remoteness"], summary["positions"]) == ("loss", 12, 21001)
+    assert summary["draws"] == 0 and summary["cyclic_positions"] == 0
+
+
+def test_solve_custom_rules(tmp_path: Path) -> None:
+    result = run("solve", "smallholder", "--board", "limping2", "--rules", "territory=hull,capture=piecewise",
+                 "--db", str(tmp_path / "c.sqlite"), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["rules"] == (
+        "groups=must-create-if-one-live,adjacent=smallest-playable,territory=hull,capture=piecewise@limping2")
+
+
+def test_solve_refuses_big_boards_and_mixed_choices(tmp_path: Path) -> None:
+    result = run("solve", "smallholder", "--board", "hex4", "--db", str(tmp_path / "x.sqlite"))
+    assert result.exit_code == 1
+    assert "hex4 has 37 cells" in result.output
+    result = run("solve", "smallholder", "--ruleset", "nibbler", "--all-rulesets", "--db", str(tmp_path / "x.sqlite"))
+    assert result.exit_code == 2
+    result = run("solve", "smallholder", "--board", "hex9", "--db", str(tmp_path / "x.sqlite"))
+    assert result.exit_code == 1 and "unknown board" in result.output
+
+
+def test_probe_text(db: Path) -> None:
+    result = run("probe", "smallholder", MIDDLE, "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == MIDDLE_TEXT
+
+
+def test_probe_start_of_the_board(db: Path) -> None:
+    result = run("probe", "smallholder", "--board", "limping2", "--ruleset", "gaps-original", "--db", str(db), "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert (answer["position"], answer["value"], answer["remoteness"]) == (START, "loss", 12)
+    assert len(answer["moves"]) == 12
+
+
+def test_probe_json_shape_and_best_move_first(db: Path) -> None:
+    result = run("probe", "smallholder", MIDDLE, "--db", str(db), "--json")
+    answer = json.loads(result.stdout)
+    assert list(answer) == ["position", "to_move", "value", "remoteness", "moves"]
+    assert answer["moves"][0] == {"cell": 8, "name": "c4", "value": "win", "remoteness": 9}
+
+
+def test_probe_search_agrees_with_the_table(db: Path) -> None:
+    result = run("probe", "smallholder", MIDDLE, "--search")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == MIDDLE_TEXT
+
+
+def test_probe_search_out_of_budget_is_unknown() -> None:
+    result = run("probe", "smallholder", "--search", "--budget", "10", "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert (answer["value"], answer["remoteness"]) == ("unknown", None)
+    assert answer["moves"][0] == {"cell": 0, "name": "a1", "value": "unknown", "remoteness": None}
+
+
+def test_probe_search_on_a_hex4_endgame() -> None:
+    # a dozen empty cells, White to move: a handful of thousand positions to explore
+    result = run("probe", "smallholder", "WB.W/WBW.B/BBWBB./..B.B.W/.W.W../BWW.W/W.BB W", "--search", "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert (answer["value"], answer["remoteness"]) == ("win", 9)
+    assert answer["moves"][0]["value"] == "win"
+
+
+def test_probe_batch(db: Path) -> None:
+    stdin = f"{MIDDLE}\nnot a position\n{START}\n"
+    result = run("probe", "smallholder", "-", "--db", str(db), "--json", stdin=stdin)
+    assert result.exit_code == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line.get("value") for line in lines] == ["win", None, "win"]
+    assert "error" in lines[1] and lines[1]["position"] == "not a position"
+
+
+def test_probe_unsolved_table_is_an_error(db: Path) -> None:
+    result = run("probe", "smallholder", START, "--rules", "territory=hull", "--db", str(db))
+    assert result.exit_code == 1
+    assert "is not solved" in result.output and "--search" in result.output
+    result = run("probe", "smallholder", "--db", str(db))
+    assert result.exit_code == 1 and "hex4 is too big" in result.output
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for group in (solve, probe):
+        command = group.commands["smallholder"]
+        result = run(group.name, "smallholder", "--help")
+        assert result.exit_code == 0
+        assert command.help and "Example:" in result.stdout
+        assert "Example:" in result.stdout.split("Options:")[-1]  # the help ends with it
+
+
+def test_probe_search_finds_a_draw() -> None:
+    # hex3 under hull territory and piecewise capture: d3 and d2 capture each other's
+    # stones and bring the position back; White's only alternative loses
+    result = run("probe", "smallholder", "WWB/BB.B/B.WBW/W..W/WBB W", "--search",
+                 "--rules", "groups=must-create-if-one,territory=hull")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "WWB/BB.B/B.WBW/W..W/WBB W: W to move, draw; moves: d3 draw, d2 loss 2\n"

@@ -11,7 +11,6 @@ import argparse
 import json
 import platform
 import random
-import resource
 import subprocess
 import sys
 import tempfile

@@ -6,6 +6,7 @@ import json
 import re
 import time
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import click
@@ -13,6 +14,7 @@ import numpy as np
 
 from tablebase.cli.app import (
     TablebaseError, answer_positions, db_option, json_option, moves, probe, show, show_progress, silent_option, solve)
+from tablebase.cli.pictures import smallholder_svg
 from tablebase.cli.tables import ProbeAnswers, probe_text, progress_display, tiered_lookup
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
@@ -179,8 +181,10 @@ _unreachable_option = click.option("--allow-unreachable", is_flag=True,
 @_ruleset_option
 @_rules_option
 @_unreachable_option
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
+              help="Also draw the position as an SVG picture into this file.")
 def show_smallholder(position: str | None, board: str | None, ruleset: str | None, spec: str | None,
-                     allow_unreachable: bool) -> None:
+                     allow_unreachable: bool, svg_path: str | None) -> None:
     """Draw a Smallholder POSITION with holdings, groups and legal moves.
 
     POSITION is the rows from top to bottom separated by '/', each cell B, W or '.',
@@ -191,9 +195,12 @@ def show_smallholder(position: str | None, board: str | None, ruleset: str | Non
     Example:
         tablebase show smallholder --board hex3
         tablebase show smallholder 'BB./B..W/.W.../..../... W' --ruleset stymie
+        tablebase show smallholder 'BB./B..W/.W.../..../... W' --svg position.svg
     """
     game, pos = _read(position, board, _rules_of(ruleset, spec), allow_unreachable)
     click.echo(describe(game, pos))
+    if svg_path:
+        Path(svg_path).write_text(smallholder_svg(game, pos), encoding="utf-8")
 
 
 @moves.command("smallholder")
@@ -342,6 +349,14 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
 
 
 # -- probing ------------------------------------------------------------------------
+
+
+def solved_lookup(store: TablebaseStore, game: Smallholder, progress: bool) -> Lookup:
+    """A lookup into ``game``'s table, solving it first if it is not stored yet."""
+    if game.board.size > MAX_KEY_CELLS:
+        raise TablebaseError(f"{game.board.name} is too big to have tables (at most {MAX_KEY_CELLS} cells)")
+    solve_into(store, game.board.name, game.rules, progress)
+    return _stored_lookup(store, str(store.path), game)
 
 
 def _stored_lookup(store: TablebaseStore, db_path: str, game: Smallholder) -> Lookup:

@@ -6,15 +6,21 @@ import json
 from pathlib import Path
 
 import click
+import numpy as np
 
 from tablebase.cli.app import db_option, json_option, main, show_progress, silent_option
+from tablebase.cli import smallholder
 from tablebase.cli.sparro import solve_into, table_lookup
+from tablebase.cli.tables import tiered_lookup
 from tablebase.db.store import TableInfo, TablebaseStore
-from tablebase.solver.fairness import SPARRO_CLAIMS, SPARRO_VARIANTS_NEEDED, Claim
+from tablebase.games.smallholder import Smallholder
+from tablebase.solver.fairness import (
+    SMALLHOLDER_BOARDS, SPARRO_CLAIMS, SPARRO_VARIANTS_NEEDED, Claim, StoredRuleset, smallholder_claims)
 from tablebase.solver.probe import Lookup
+from tablebase.solver.smallholder_solve import stone_counts, unpack_results as unpack_smallholder
 from tablebase.solver.tiered import SolvedTier, unpack_results
 
-GAMES = ("sparro",)
+GAMES = ("sparro", "smallholder")
 
 
 class StoredSparroTables:
@@ -33,11 +39,46 @@ class StoredSparroTables:
         return unpack_results(tier, *self.store.read_tier(info.id, tier, info.payload_dtype))
 
 
-def verify_claims(store: TablebaseStore, game: str, progress: bool) -> list[Claim]:
+class StoredSmallholderTables:
+    """The Smallholder tables the claims need, each solved into the store when first asked for."""
+
+    def __init__(self, store: TablebaseStore, progress: bool) -> None:
+        self.store = store
+        self.progress = progress
+        self.info: dict[tuple[str, str], TableInfo] = {}
+
+    def _info(self, board: str, ruleset: str) -> TableInfo:
+        if (board, ruleset) not in self.info:
+            rules = Smallholder(board, ruleset).rules
+            self.info[board, ruleset] = smallholder.solve_into(self.store, board, rules, self.progress)
+        return self.info[board, ruleset]
+
+    def lookup(self, board: str, ruleset: str) -> Lookup:
+        cells = Smallholder(board, ruleset).board.size
+        return tiered_lookup(self.store, self._info(board, ruleset), lambda keys: stone_counts(keys, cells),
+                             unpack_smallholder)
+
+    def positions(self, board: str, ruleset: str) -> StoredRuleset:
+        info = self._info(board, ruleset)
+        keys, payload = [], []
+        for tier in sorted(self.store.stored_tiers(info.id)):
+            tier_keys, tier_payload = self.store.read_tier(info.id, tier, info.payload_dtype)
+            keys.append(tier_keys)
+            payload.append(tier_payload)
+        values, remoteness = unpack_smallholder(np.concatenate(payload))
+        return StoredRuleset(np.concatenate(keys), values, remoteness, info.summary["moves"],
+                             info.summary.get("cyclic_positions"))
+
+
+def verify_claims(store: TablebaseStore, game: str, progress: bool,
+                  boards: tuple[str, ...] = SMALLHOLDER_BOARDS) -> list[Claim]:
+    """The claims of ``game`` ("all" for every game); Smallholder claims on ``boards``."""
     claims = []
     if game in ("sparro", "all"):
         tables = StoredSparroTables(store, progress)
         claims += [claim(tables) for claim in SPARRO_CLAIMS]
+    if game in ("smallholder", "all"):
+        claims += smallholder_claims(StoredSmallholderTables(store, progress), boards)
     return claims
 
 
@@ -49,40 +90,76 @@ def claims_markdown(claims: list[Claim]) -> str:
         "Each verdict follows from the evidence by the rule stated in `solver/fairness.py`.",
         "Values are for the side to move; remoteness counts plies to the end with perfect play.",
         "Counterexample lines are cell indices in the standard cell order (see docs/sparro.md).",
+        "Smallholder values are for Black; positions are canonical (one per symmetry class, side to move kept).",
         "",
         "| id | verdict | in short |",
         "|---|---|---|",
     ]
     lines += [f"| `{c.id}` | **{c.verdict}** | {c.summary} |" for c in claims]
     for c in claims:
-        lines += ["", f"## `{c.id}`: {c.verdict}", "", f"> {c.claim}", "", c.summary + ".", "", "```json",
-                  json.dumps(c.evidence, indent=1), "```"]
+        lines += ["", f"## `{c.id}`: {c.verdict}", "", f"> {c.claim}", "", c.summary + "."]
+        # lists of flat rows (rulesets side by side, first moves) read better as tables;
+        # the rest of the evidence stays JSON, exactly as --json prints it
+        tables = {key: rows for key, rows in c.evidence.items() if _is_rows(rows)}
+        for key, rows in tables.items():
+            lines += ["", f"`{key}`:", "", *_markdown_table(rows)]
+        rest = {key: value for key, value in c.evidence.items() if key not in tables}
+        lines += ["", "```json", json.dumps(rest, indent=1), "```"]
     return "\n".join(lines) + "\n"
+
+
+def _is_rows(value: object) -> bool:
+    return (isinstance(value, list) and bool(value) and all(isinstance(row, dict) for row in value)
+            and all(not isinstance(v, dict) for row in value for v in row.values()))
+
+
+def _markdown_table(rows: list[dict]) -> list[str]:
+    columns = list(rows[0])
+
+    def cell(value: object) -> str:
+        if isinstance(value, list):
+            return " ".join(map(str, value))
+        if isinstance(value, int) and not isinstance(value, bool):
+            return f"{value:,}"
+        return "" if value is None else str(value)
+
+    return ([f"| {' | '.join(columns)} |", f"|{'---|' * len(columns)}"]
+            + [f"| {' | '.join(cell(row.get(col)) for col in columns)} |" for row in rows])
 
 
 @main.command(epilog="""\b
 Example:
     tablebase verify
     tablebase verify sparro --json
+    tablebase verify smallholder --board limping2
     tablebase verify --markdown docs/FAIRNESS.md""")
 @click.argument("game", type=click.Choice(GAMES + ("all",)), default="all")
+@click.option("--board", "boards", metavar="B", multiple=True, type=click.Choice(SMALLHOLDER_BOARDS),
+              help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}).")
 @db_option
 @json_option
 @click.option("--markdown", "markdown", type=click.Path(dir_okay=False, writable=True),
               help="Also write the report as Markdown to this file.")
 @silent_option
-def verify(game: str, db_path: str, as_json: bool, markdown: str | None, silent: bool) -> None:
+def verify(game: str, boards: tuple[str, ...], db_path: str, as_json: bool, markdown: str | None,
+           silent: bool) -> None:
     """Check the rules' fairness claims against the solved tables.
 
     For each claim: the claim as the rules state it, the verdict (holds, fails or
     partly) and the evidence: values and remoteness from the tables, and exhaustive
     strategy checks with a shortest counterexample line when a strategy fails. Tables
-    that are missing are solved first (about a minute for Sparro).
+    that are missing are solved first (about a minute for Sparro, seconds for the
+    Smallholder on limping2, about a minute per ruleset on hex3).
+
+    The Smallholder claims: for each named ruleset on each board, whether the first
+    player (Black) wins with perfect play, with the value of each first move up to
+    symmetry; and per board the rulesets side by side (legal moves per position,
+    optimal game length, share of positions with a capture, positions, draws).
 
     With --json: a list of {"id", "claim", "verdict", "evidence", "summary"}.
     """
     with TablebaseStore(db_path, create=True) as store:
-        claims = verify_claims(store, game, show_progress(silent))
+        claims = verify_claims(store, game, show_progress(silent), boards or SMALLHOLDER_BOARDS)
     if markdown:
         Path(markdown).write_text(claims_markdown(claims))
     if as_json:

@@ -1,9 +1,9 @@
 """Rule-fairness claims, decided from solved tables and exhaustive strategy checks.
 
-Each claim function takes the tables it needs (through `SparroTables`, which the CLI
-backs with the SQLite store), computes its evidence, and derives the verdict from that
-evidence by a stated rule. Nothing here is typed in: change the rules and the verdicts
-follow.
+Each claim function takes the tables it needs (through `SparroTables` or
+`SmallholderTables`, which the CLI backs with the SQLite store), computes its evidence,
+and derives the verdict from that evidence by a stated rule. Nothing here is typed in:
+change the rules and the verdicts follow.
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.games.smallholder import BLACK, RULESETS, Position, Smallholder
 from tablebase.games.sparro import SYMMETRIES, Sparro, SparroPosition
 from tablebase.games.sparro.geometry import ROTATE_180
 from tablebase.games.sparro.rules import NO_COMPENSATION
-from tablebase.solver.probe import Lookup, Outcome, probe
+from tablebase.solver.probe import Lookup, Outcome, ProbeResult, probe
+from tablebase.solver.smallholder_arrays import SmallholderArrays
+from tablebase.solver.smallholder_stats import SAMPLE_SEED, move_statistics, sample_keys
 from tablebase.solver.strategy import check_strategy, symmetry_strategy
 from tablebase.solver.tiered import TIERS, SolvedTier
 
@@ -198,3 +201,176 @@ def first_move_rule_claim(tables: SparroTables, variant: str = "extended") -> Cl
 SPARRO_CLAIMS: tuple[Callable[[SparroTables], Claim], ...] = (compensation_claim, mirror_claim, first_move_rule_claim)
 #: Variants whose tables the Sparro claims read.
 SPARRO_VARIANTS_NEEDED = ("standard", NO_COMPENSATION, "extended", "extended-unrestricted")
+
+
+# -- The Smallholder -----------------------------------------------------------------
+
+#: Boards small enough to have tables (at most 31 cells), smallest first.
+SMALLHOLDER_BOARDS = ("limping2", "hex3")
+#: Tables with more positions than this get a uniform random sample for the share of
+#: positions with a capture instead of a full pass (move generation over all of a hex3
+#: table takes about a minute per ruleset; the sample, a few seconds).
+FULL_PASS_LIMIT = 2_000_000
+#: Positions in that sample.
+SAMPLE_SIZE = 1_000_000
+
+
+@dataclass(frozen=True)
+class StoredRuleset:
+    """Every canonical position of one solved ruleset on one board."""
+
+    keys: np.ndarray  # uint64 canonical keys
+    values: np.ndarray  # WIN/LOSS/DRAW for the side to move, aligned with keys
+    remoteness: np.ndarray  # plies to the end, aligned with keys (0: the side to move has no move)
+    moves: int  # legal moves summed over all positions (the solved graph's edges)
+    cyclic_positions: int | None  # positions from which play can go on forever (from the solve)
+
+
+class SmallholderTables(Protocol):
+    """Solved Smallholder tables by board and named ruleset."""
+
+    def lookup(self, board: str, ruleset: str) -> Lookup: ...
+
+    def positions(self, board: str, ruleset: str) -> StoredRuleset: ...
+
+
+def first_player_verdict(start: Outcome) -> str:
+    """The verdict of a first-player claim from the start's value for Black (the side to
+    move): *holds* if Black wins with perfect play, *fails* if Black loses, *partly* if
+    the game is drawn (neither side can force a win)."""
+    return {WIN: HOLDS, LOSS: FAILS, DRAW: PARTLY}[start.value]
+
+
+def _smallholder_start(tables: SmallholderTables, board: str, ruleset: str) -> ProbeResult[Position]:
+    """The table's answer for the empty board (Black to move) and each first move."""
+    game = Smallholder(board, ruleset)
+    return probe(game, game.start(), tables.lookup(board, ruleset))
+
+
+def _outcome_text(outcome: Outcome) -> str:
+    if outcome.value == DRAW:
+        return "a draw"
+    return f"{'Black' if outcome.value == WIN else 'White'} wins in {outcome.remoteness} plies"
+
+
+def first_player_claim(tables: SmallholderTables, board: str, ruleset: str) -> Claim:
+    """"Does the first player (Black) have the advantage?" under ``ruleset`` on ``board``.
+
+    Evidence: the value and remoteness of the empty board for Black, and of each first
+    move up to symmetry (one representative, the lowest cell, per class of first moves
+    whose positions are symmetric images of each other, with the cells it stands for).
+    Verdict rule (`first_player_verdict`): *holds* if Black wins the start with perfect
+    play, *fails* if White wins, *partly* if it is a draw.
+    """
+    game = Smallholder(board, ruleset)
+    start = game.start()
+    answer = _smallholder_start(tables, board, ruleset)
+    classes: dict[int, list[int]] = {}
+    for move in game.legal_moves(start):
+        classes.setdefault(game.canonical_key(game.play(start, move)), []).append(move)
+    by_cell = {m.cell: m.outcome for m in answer.moves}
+    first_moves: list[dict[str, Any]] = []
+    for cells in sorted(classes.values(), key=lambda c: (by_cell[c[0]].preference(), c[0])):
+        outcome = by_cell[cells[0]]  # symmetric children have the same value: any cell stands for all
+        first_moves.append({"cell": cells[0], "name": game.move_name(cells[0]),
+                            "cells": [game.move_name(c) for c in cells], "count": len(cells),
+                            "value": outcome.name, "remoteness": outcome.remoteness})
+    winning = sum(len(cells) for cells in classes.values() if by_cell[cells[0]].value == WIN)
+    verdict = first_player_verdict(answer.outcome)
+    summary = (f"with perfect play {_outcome_text(answer.outcome)}; {winning} of {len(by_cell)} first moves "
+               f"({len(first_moves)} up to symmetry) win for Black")
+    evidence = {
+        "board": board,
+        "ruleset": game.rules.name,
+        "rules": game.rules.spec,
+        "start": outcome_json(answer.outcome, BLACK),
+        "first_moves_for": BLACK,
+        "first_moves": first_moves,
+        "first_moves_winning_for_black": winning,
+        "first_moves_total": len(by_cell),
+    }
+    return Claim(f"smallholder-first-player:{game.rules.name}:{board}",
+                 f"Does the first player (Black) have the advantage, i.e. win with perfect play from the "
+                 f"empty board? (The Smallholder, {game.rules.name} on {board})", verdict, evidence, summary)
+
+
+def ruleset_statistics(tables: SmallholderTables, board: str, ruleset: str,
+                       full_pass_limit: int = FULL_PASS_LIMIT, sample_size: int = SAMPLE_SIZE) -> dict[str, Any]:
+    """One row of the ruleset comparison.
+
+    Exact over every position: the start, positions, draws, cyclic positions, the share
+    of finished positions (remoteness 0), and the average number of legal moves (the
+    solved graph has one edge per legal move). The share of positions where a capture
+    is possible needs move generation: exact over every position, or over a uniform
+    sample when the table holds more than ``full_pass_limit`` (``sampled`` says which);
+    ``examined_average_legal_moves`` is the average over those same positions, equal to
+    the exact one on a full pass and an estimate of it on a sample.
+    """
+    stored = tables.positions(board, ruleset)
+    positions = len(stored.keys)
+    examined = stored.keys if positions <= full_pass_limit else sample_keys(stored.keys, sample_size)
+    stats = move_statistics(SmallholderArrays(board, ruleset), examined)
+    start = _smallholder_start(tables, board, ruleset).outcome
+    # a finished position is a loss for its side to move at remoteness 0 (draws have none)
+    finished = int(np.count_nonzero((stored.remoteness == 0) & (stored.values == LOSS)))
+    return {
+        "ruleset": ruleset,
+        "start_for_black": start.name,
+        "optimal_game_length": start.remoteness,
+        "positions": positions,
+        "draws": int(np.count_nonzero(stored.values == DRAW)),
+        "cyclic_positions": stored.cyclic_positions,
+        "average_legal_moves": round(stored.moves / positions, 3),
+        "finished_share": round(finished / positions, 4),
+        "capture_possible_share": round(stats.capture_share, 4),
+        "examined": stats.positions,
+        "sampled": stats.positions < positions,
+        "examined_average_legal_moves": round(stats.average_moves, 3),
+    }
+
+
+def rulesets_claim(tables: SmallholderTables, board: str, rulesets: tuple[str, ...] = tuple(RULESETS),
+                   full_pass_limit: int = FULL_PASS_LIMIT, sample_size: int = SAMPLE_SIZE) -> Claim:
+    """"Does the first player (Black) have the advantage whichever named ruleset is played?"
+
+    Evidence: the rulesets side by side (one row each, see `ruleset_statistics`): who
+    wins the start and in how many plies (the optimal game length), positions, draws and
+    cyclic positions, average legal moves per position, the share of positions where a
+    capture is possible and the share of finished positions. Positions are canonical
+    (one per symmetry class). Verdict rule: the first-player verdicts of the rulesets
+    (`first_player_verdict`) combined: *holds* if all hold, *fails* if all fail (White
+    wins every start), *partly* otherwise.
+    """
+    rows = [ruleset_statistics(tables, board, r, full_pass_limit, sample_size) for r in rulesets]
+    verdicts = [first_player_verdict(_smallholder_start(tables, board, r).outcome) for r in rulesets]
+    verdict = HOLDS if all(v == HOLDS for v in verdicts) else FAILS if all(v == FAILS for v in verdicts) else PARTLY
+    sampled = [row["ruleset"] for row in rows if row["sampled"]]
+    black = [row["ruleset"] for row, v in zip(rows, verdicts) if v == HOLDS]
+    busiest = max(rows, key=lambda row: row["average_legal_moves"])
+    lengths = [row["optimal_game_length"] for row in rows if row["optimal_game_length"] is not None]  # None: drawn
+    summary = (f"Black wins the start under {len(black)} of {len(rows)} rulesets"
+               + (f" ({', '.join(black)})" if 0 < len(black) < len(rows) else "")
+               + (f"; optimal games last {min(lengths)} to {max(lengths)} plies" if lengths else "")
+               + f"; {busiest['ruleset']} has the most legal moves per position ({busiest['average_legal_moves']})"
+               + (f"; capture shares from a sample of {sample_size:,} positions per ruleset" if sampled else ""))
+    method = ("every figure is over all canonical reachable positions (exhaustive); average_legal_moves is "
+              "the solved graph's edges per position, examined_average_legal_moves the same recounted by "
+              "move generation")
+    if sampled:
+        method = (f"capture_possible_share and examined_average_legal_moves are over a uniform random sample "
+                  f"without replacement of {sample_size:,} stored positions (seed {SAMPLE_SEED}) for "
+                  f"{', '.join(sampled)} (exhaustive for the others); everything else is exact over all "
+                  f"canonical reachable positions (average_legal_moves: the solved graph's edges per position)")
+    evidence = {"board": board, "method": method, "rulesets": rows}
+    return Claim(f"smallholder-rulesets:{board}",
+                 f"Does the first player (Black) have the advantage whichever named ruleset is played? "
+                 f"(The Smallholder on {board}: {', '.join(rulesets)})", verdict, evidence, summary)
+
+
+def smallholder_claims(tables: SmallholderTables, boards: tuple[str, ...] = SMALLHOLDER_BOARDS) -> list[Claim]:
+    """The first-player claim of every named ruleset on each board, then the board's comparison."""
+    claims = []
+    for board in boards:
+        claims += [first_player_claim(tables, board, ruleset) for ruleset in RULESETS]
+        claims.append(rulesets_claim(tables, board))
+    return claims

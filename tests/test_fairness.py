@@ -11,8 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from tablebase.cli.main import main
-from tablebase.cli.verify import StoredSparroTables
+from tablebase.cli.verify import StoredSmallholderTables, StoredSparroTables
 from tablebase.db.store import TablebaseStore
+from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.games.smallholder import RULESETS, Smallholder
 from tablebase.games.sparro import Sparro
 from tablebase.games.sparro.rules import NO_COMPENSATION
 from tablebase.solver.fairness import (
@@ -21,8 +23,13 @@ from tablebase.solver.fairness import (
     PARTLY,
     compensation_claim,
     first_move_rule_claim,
+    first_player_claim,
+    first_player_verdict,
     mirror_claim,
+    rulesets_claim,
 )
+from tablebase.solver.probe import Outcome
+from tablebase.solver.smallholder_search import LocalSearch
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +134,121 @@ def test_search_confirms_a_decided_position(tables) -> None:
         assert result.value == hypothetical.values[index]
         if result.value != 0:
             assert result.remoteness == hypothetical.remoteness[index]
+
+
+# -- The Smallholder (limping2 only: hex3 is for the generated docs) ------------------
+
+LIMPING2 = "limping2"
+
+
+@pytest.fixture(scope="module")
+def smallholder_tables(tmp_path_factory: pytest.TempPathFactory):
+    """The five named rulesets on limping2, solved into a fresh database (seconds)."""
+    path = tmp_path_factory.mktemp("smallholder-fairness") / "tb.sqlite"
+    with TablebaseStore(path, create=True) as store:
+        yield StoredSmallholderTables(store, progress=False)
+
+
+def _start_by_search(ruleset: str) -> Outcome:
+    """The start's value from the bounded search, which shares no code with the tables."""
+    game = Smallholder(LIMPING2, ruleset)
+    outcome = LocalSearch(game, node_budget=None).solve(game.start())
+    assert outcome is not None
+    return outcome
+
+
+@pytest.mark.parametrize("ruleset, verdict", [("nibbler", HOLDS), ("stymie", FAILS)])
+def test_first_player_verdict_follows_the_search(smallholder_tables, ruleset: str, verdict: str) -> None:
+    """On limping2 Black wins nibbler and loses stymie: the same claim, opposite verdicts,
+    each with the start's value confirmed by the search."""
+    claim = first_player_claim(smallholder_tables, LIMPING2, ruleset)
+    assert claim.id == f"smallholder-first-player:{ruleset}:{LIMPING2}"
+    assert claim.verdict == verdict
+    searched = _start_by_search(ruleset)
+    assert claim.evidence["start"] == {"value": searched.name, "remoteness": searched.remoteness, "for": "B"}
+
+
+def test_first_player_verdict_rule_handles_draws() -> None:
+    assert first_player_verdict(Outcome(WIN, 11)) == HOLDS
+    assert first_player_verdict(Outcome(LOSS, 12)) == FAILS
+    assert first_player_verdict(Outcome(DRAW, None)) == PARTLY
+
+
+@pytest.mark.parametrize("ruleset", ["nibbler", "hull-setbacks"])
+def test_first_moves_cover_every_cell_once_by_symmetry_class(smallholder_tables, ruleset: str) -> None:
+    claim = first_player_claim(smallholder_tables, LIMPING2, ruleset)
+    game = Smallholder(LIMPING2, ruleset)
+    moves = claim.evidence["first_moves"]
+    covered = [name for m in moves for name in m["cells"]]
+    assert sorted(covered) == sorted(game.move_name(c) for c in game.legal_moves(game.start()))
+    assert sum(m["count"] for m in moves) == claim.evidence["first_moves_total"] == len(covered)
+    for m in moves:
+        assert m["name"] == m["cells"][0] == game.move_name(m["cell"])
+        after = [game.play(game.start(), game.parse_move(name)) for name in m["cells"]]
+        assert len({game.canonical_key(pos) for pos in after}) == 1  # one class, really symmetric
+    assert len({m["cell"] for m in moves}) == len(moves)  # and the classes are distinct
+    # the start is as good as Black's best first move (listed first)
+    assert (claim.evidence["start"]["value"], claim.evidence["start"]["remoteness"]) == (
+        moves[0]["value"], moves[0]["remoteness"])
+    winning = sum(m["count"] for m in moves if m["value"] == "win")
+    assert claim.evidence["first_moves_winning_for_black"] == winning
+
+
+def test_ruleset_comparison_cross_checked_with_the_rules_engine(smallholder_tables) -> None:
+    """Every figure of a row recomputed position by position with the per-position engine
+    (stymie: groupwise capture with re-entry, the rules furthest from the default)."""
+    claim = rulesets_claim(smallholder_tables, LIMPING2, ("stymie",))
+    for row in claim.evidence["rulesets"]:
+        game = Smallholder(LIMPING2, row["ruleset"])
+        stored = smallholder_tables.positions(LIMPING2, row["ruleset"])
+        moves = [game.moves(game.from_key(int(key))) for key in stored.keys]
+        positions = len(moves)
+        assert row["positions"] == positions and row["examined"] == positions and row["sampled"] is False
+        legal = sum(len(m) for m in moves)
+        assert row["average_legal_moves"] == row["examined_average_legal_moves"] == round(legal / positions, 3)
+        assert row["finished_share"] == round(sum(not m for m in moves) / positions, 4)
+        assert row["capture_possible_share"] == round(sum(any(x.captures for x in m) for m in moves) / positions, 4)
+        start = first_player_claim(smallholder_tables, LIMPING2, row["ruleset"]).evidence["start"]
+        assert (row["start_for_black"], row["optimal_game_length"]) == (start["value"], start["remoteness"])
+        assert row["draws"] == 0 and row["cyclic_positions"] == 0  # limping2 is acyclic (docs/smallholder.md)
+
+
+def test_ruleset_comparison_verdicts(smallholder_tables) -> None:
+    """Black wins 2 of the 5 named rulesets on limping2: partly; a choice of only the
+    rulesets Black wins holds, of only those Black loses fails."""
+    assert rulesets_claim(smallholder_tables, LIMPING2).verdict == PARTLY
+    assert rulesets_claim(smallholder_tables, LIMPING2, ("nibbler", "hull-setbacks")).verdict == HOLDS
+    assert rulesets_claim(smallholder_tables, LIMPING2, ("gaps-original", "stymie")).verdict == FAILS
+
+
+def test_ruleset_comparison_says_when_it_samples(smallholder_tables) -> None:
+    claim = rulesets_claim(smallholder_tables, LIMPING2, ("nibbler",), full_pass_limit=1000, sample_size=500)
+    row = claim.evidence["rulesets"][0]
+    assert row["sampled"] is True and row["examined"] == 500 and row["positions"] == 18_428
+    assert "sample" in claim.evidence["method"] and "sample" in claim.summary
+    # exact figures stay exact: the sample only touches what needs move generation
+    exact = rulesets_claim(smallholder_tables, LIMPING2, ("nibbler",)).evidence["rulesets"][0]
+    assert row["average_legal_moves"] == exact["average_legal_moves"]
+    assert abs(row["capture_possible_share"] - exact["capture_possible_share"]) < 0.08
+
+
+def test_verify_smallholder_cli_json_ids_and_markdown(smallholder_tables, tmp_path: Path) -> None:
+    markdown = tmp_path / "FAIRNESS.md"
+    result = CliRunner().invoke(main, ["verify", "smallholder", "--board", LIMPING2, "--db",
+                                       str(smallholder_tables.store.path), "--json", "--markdown", str(markdown)])
+    assert result.exit_code == 0, result.output
+    claims = json.loads(result.stdout)
+    assert [c["id"] for c in claims] == (
+        [f"smallholder-first-player:{r}:{LIMPING2}" for r in RULESETS] + [f"smallholder-rulesets:{LIMPING2}"])
+    assert all(set(c) == {"id", "claim", "verdict", "evidence", "summary"} for c in claims)
+    verdicts = {c["id"].split(":")[1]: c["verdict"] for c in claims}
+    assert verdicts == {"gaps-original": FAILS, "nibbler": HOLDS, "offshore-gaps": FAILS, "stymie": FAILS,
+                        "hull-setbacks": HOLDS, LIMPING2: PARTLY}
+    text = markdown.read_text()
+    assert all(f"`{c['id']}`" in text for c in claims)
+    assert "| ruleset | start_for_black |" in text  # the comparison rendered as a table
+
+
+def test_verify_rejects_an_unknown_board(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["verify", "smallholder", "--board", "hex4", "--db", str(tmp_path / "x.sqlite")])
+    assert result.exit_code == 2 and "hex4" in result.output

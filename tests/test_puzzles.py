@@ -11,12 +11,15 @@ import pytest
 from click.testing import CliRunner
 
 from tablebase.cli.main import main
+from tablebase.cli.puzzles import rules_object
+from tablebase.cli.smallholder import solved_lookup
 from tablebase.cli.sparro import table_lookup
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import LOSS, WIN
 from tablebase.games.sparro import Sparro
 from tablebase.solver.probe import probe
 from tablebase.solver.puzzles import generate
+from tablebase.solver.smallholder_search import ArrayLocalSearch
 
 PUZZLE_DIR = Path(__file__).parent.parent / "positions" / "puzzles"
 TSV_HEADER = ["id", "game", "rules", "position", "solution", "depth", "grade"]
@@ -25,7 +28,7 @@ TSV_HEADER = ["id", "game", "rules", "position", "solution", "depth", "grade"]
 class Verifier:
     """Checks a puzzle claim move by move: every defence, every winner position."""
 
-    def __init__(self, game: Sparro, lookup) -> None:
+    def __init__(self, game, lookup) -> None:
         self.game = game
         self.lookup = lookup
 
@@ -36,7 +39,7 @@ class Verifier:
         if over is not None:
             return -over, 1
         outcome = self.lookup([self.game.canonical_key(child)])[0]
-        return -outcome.value, outcome.remoteness + 1
+        return -outcome.value, (outcome.remoteness or 0) + 1  # a draw's remoteness does not matter here
 
     def check(self, pos, plies_left: int, line: list[int]) -> set[str]:
         """Verify the subtree; follow ``line`` where it goes; return the winner positions met."""
@@ -61,11 +64,27 @@ class Verifier:
         return checked
 
 
-def committed_puzzles() -> list[dict]:
-    with open(PUZZLE_DIR / "sparro.tsv", newline="") as handle:
+def committed_puzzles(name: str = "sparro.tsv") -> list[dict]:
+    with open(PUZZLE_DIR / name, newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
         assert reader.fieldnames == TSV_HEADER
         return list(reader)
+
+
+def verify_row(game, lookup, row: dict) -> None:
+    """A committed puzzle's claims: its depth, unique wins everywhere, a winning main line."""
+    verifier = Verifier(game, lookup)
+    pos = game.parse(row["position"])
+    line = [int(m) for m in row["solution"].split()]
+    depth = int(row["depth"])
+    assert len(line) == depth
+    root = lookup([game.canonical_key(pos)])[0]
+    assert (root.value, root.remoteness) == (WIN, depth)
+    verifier.check(pos, depth, line)
+    solver = game.to_move(pos)
+    for move in line:  # the main line is legal and ends the game in the solver's favour
+        pos = game.play(pos, move)
+    assert game.terminal_value(pos) == (WIN if game.to_move(pos) == solver else LOSS)
 
 
 def test_committed_set_size_and_spread() -> None:
@@ -76,22 +95,27 @@ def test_committed_set_size_and_spread() -> None:
 
 
 def test_every_committed_puzzle_is_unique_against_every_defence(sparro_db: Path) -> None:
-    rows = committed_puzzles()
     with TablebaseStore(sparro_db) as store:
-        for row in rows:
+        for row in committed_puzzles():
             game = Sparro(row["rules"])
-            verifier = Verifier(game, table_lookup(store, store.table("sparro", row["rules"])))
-            pos = game.parse(row["position"])
-            line = [int(m) for m in row["solution"].split()]
-            depth = int(row["depth"])
-            assert len(line) == depth
-            root = verifier.lookup([game.canonical_key(pos)])[0]
-            assert (root.value, root.remoteness) == (WIN, depth)
-            verifier.check(pos, depth, line)
-            solver = pos.to_move
-            for move in line:  # the main line is legal and ends the game in the solver's favour
-                pos = game.play(pos, move)
-            assert game.result(pos).winner == solver
+            verify_row(game, table_lookup(store, store.table("sparro", row["rules"])), row)
+
+
+def test_committed_smallholder_puzzles(tmp_path: Path) -> None:
+    """limping2 puzzles against its tables (solved here in seconds); hex3 puzzles against
+    an exact search of everything reachable from the puzzle (the tables of hex3 take
+    minutes to solve, too long for the test suite)."""
+    rows = committed_puzzles("smallholder.tsv")
+    assert len(rows) >= 60
+    assert {row["rules"].rpartition("@")[2] for row in rows} == {"limping2", "hex3"}
+    with TablebaseStore(tmp_path / "smallholder.sqlite", create=True) as store:
+        for row in rows:
+            game = rules_object("smallholder", row["rules"])
+            if game.board.name == "limping2":
+                lookup = solved_lookup(store, game, progress=False)
+            else:
+                lookup = ArrayLocalSearch(game, node_budget=2_000_000).outcomes
+            verify_row(game, lookup, row)
 
 
 @pytest.fixture

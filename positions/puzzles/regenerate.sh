@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the curated puzzle sets in this folder (about 10 minutes on a 2-core machine).
+# Regenerates the curated puzzle sets in this folder (about 20 minutes on a 2-core machine).
 # Usage: positions/puzzles/regenerate.sh [DB]   (default: a fresh database in a temporary folder)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -11,3 +11,20 @@ for variant in standard extended extended-unrestricted; do
     --max-games 6000 --db "$db" -s
 done
 tablebase puzzles export --game sparro --output "$here/sparro.tsv" --db "$db"
+for ruleset in gaps-original nibbler offshore-gaps stymie hull-setbacks; do
+  tablebase puzzles generate smallholder --board limping2 --ruleset "$ruleset" --count 6 --min-depth 3 --seed 1 \
+    --db "$db" -s
+done
+for ruleset in nibbler gaps-original hull-setbacks; do
+  tablebase puzzles generate smallholder --board hex3 --ruleset "$ruleset" --count 4 --min-depth 3 --max-depth 4 \
+    --seed 1 --db "$db" -s
+  tablebase puzzles generate smallholder --board hex3 --ruleset "$ruleset" --count 4 --min-depth 5 --max-depth 8 \
+    --seed 2 --db "$db" -s
+  tablebase puzzles generate smallholder --board hex3 --ruleset "$ruleset" --count 2 --min-depth 9 --max-depth 15 \
+    --seed 3 --max-games 3000 --db "$db" -s
+done
+for ruleset in gaps-original nibbler offshore-gaps stymie hull-setbacks; do
+  tablebase puzzles generate smallholder --board limping2 --ruleset "$ruleset" --count 2 --min-depth 5 --seed 4 \
+    --max-games 3000 --db "$db" -s
+done
+tablebase puzzles export --game smallholder --output "$here/smallholder.tsv" --db "$db"

@@ -119,9 +119,11 @@ def _markdown_table(rows: list[dict]) -> list[str]:
     def cell(value: object) -> str:
         if isinstance(value, list):
             return " ".join(map(str, value))
+        if isinstance(value, bool) or value is None:
+            return json.dumps(value)  # true / false / null, as in the JSON
         if isinstance(value, int) and not isinstance(value, bool):
             return f"{value:,}"
-        return "" if value is None else str(value)
+        return str(value)
 
     return ([f"| {' | '.join(columns)} |", f"|{'---|' * len(columns)}"]
             + [f"| {' | '.join(cell(row.get(col)) for col in columns)} |" for row in rows])

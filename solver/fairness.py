@@ -359,8 +359,10 @@ def rulesets_claim(tables: SmallholderTables, board: str, rulesets: tuple[str, .
     if sampled:
         method = (f"capture_possible_share and examined_average_legal_moves are over a uniform random sample "
                   f"without replacement of {sample_size:,} stored positions (seed {SAMPLE_SEED}) for "
-                  f"{', '.join(sampled)} (exhaustive for the others); everything else is exact over all "
-                  f"canonical reachable positions (average_legal_moves: the solved graph's edges per position)")
+                  f"{', '.join(sampled)}"
+                  + (" (exhaustive for the others)" if len(sampled) < len(rows) else "")
+                  + "; everything else is exact over all "
+                  "canonical reachable positions (average_legal_moves: the solved graph's edges per position)")
     evidence = {"board": board, "method": method, "rulesets": rows}
     return Claim(f"smallholder-rulesets:{board}",
                  f"Does the first player (Black) have the advantage whichever named ruleset is played? "

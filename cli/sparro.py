@@ -8,11 +8,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import click
-import numpy as np
 
 from tablebase.cli.app import (
-    Answer,
-    AnswerMany,
     TablebaseError,
     answer_positions,
     db_option,
@@ -25,12 +22,13 @@ from tablebase.cli.app import (
     solve,
 )
 from tablebase.cli.pictures import sparro_svg
+from tablebase.cli.tables import ProbeAnswers, probe_text, tiered_lookup
 from tablebase.db.store import TableInfo, TablebaseStore
-from tablebase.games.base import WIN, NotationError
+from tablebase.games.base import WIN
 from tablebase.games.sparro import VARIANTS, Sparro, SparroPosition, count_lines
 from tablebase.games.sparro.geometry import INDEX, WHITE_CELLS
 from tablebase.games.sparro.rules import RULES_VERSION
-from tablebase.solver.probe import NotInTable, Outcome, ProbeResult, probe as probe_position, probe_many
+from tablebase.solver.probe import Lookup, Outcome
 from tablebase.solver.search import Search, SearchBudgetExceeded
 from tablebase.solver.sparro_arrays import SparroArrays
 from tablebase.solver.tiered import (
@@ -38,6 +36,7 @@ from tablebase.solver.tiered import (
     SOLVER_VERSION,
     TIERS,
     SolvedTier,
+    decode_payload,
     pack_results,
     solve_variant,
     tier_of_keys,
@@ -236,28 +235,13 @@ def _loader(store: TablebaseStore, table: TableInfo, tier: int) -> Callable[[], 
 # -- probing ----------------------------------------------------------------------
 
 
-def table_lookup(store: TablebaseStore, table: TableInfo) -> Callable[[Sequence[int]], list[Outcome | None]]:
-    """Exact outcomes of canonical keys from a stored table (None where absent)."""
-
-    def lookup(keys: Sequence[int]) -> list[Outcome | None]:
-        array = np.array(keys, dtype=np.uint64)
-        outcomes: list[Outcome | None] = [None] * len(keys)
-        tiers = tier_of_keys(array)
-        for tier in np.unique(tiers):
-            which = np.flatnonzero(tiers == tier)
-            found, payload = store.lookup(table, int(tier), array[which])
-            solved = unpack_results(int(tier), array[which], payload)
-            for i, hit, value, remoteness in zip(which.tolist(), found.tolist(), solved.values.tolist(),
-                                                 solved.remoteness.tolist()):
-                if hit:
-                    outcomes[i] = Outcome(value, remoteness if value else None)
-        return outcomes
-
-    return lookup
+def table_lookup(store: TablebaseStore, table: TableInfo) -> Lookup:
+    """Exact outcomes of canonical keys from a stored Sparro table (None where absent)."""
+    return tiered_lookup(store, table, tier_of_keys, decode_payload)
 
 
-def search_lookup(game: Sparro, budget: int | None) -> Callable[[Sequence[int]], list[Outcome | None]]:
-    """Exact outcomes by search from the rules engine alone."""
+def search_lookup(game: Sparro, budget: int | None) -> Lookup:
+    """Exact outcomes by search from the rules engine alone (None past the budget)."""
     search = Search(game, node_budget=budget)
 
     def lookup(keys: Sequence[int]) -> list[Outcome | None]:
@@ -272,38 +256,6 @@ def search_lookup(game: Sparro, budget: int | None) -> Callable[[Sequence[int]],
         return outcomes
 
     return lookup
-
-
-def _probe_answers(game: Sparro, lookup: Callable[[Sequence[int]], list[Outcome | None]],
-                   unknown: str = "position not in the table") -> tuple[Answer, AnswerMany]:
-    """Probe answers for one text and for a batch of texts (one lookup per batch)."""
-
-    def answer(text: str) -> dict:
-        return probe_position(game, game.parse(text), lookup, unknown).as_json()
-
-    def answer_many(texts: list[str]) -> list[dict | Exception]:
-        results: list[dict | Exception] = []
-        parsed = []
-        for text in texts:
-            try:
-                parsed.append(game.parse(text))
-                results.append({})
-            except NotationError as exc:
-                results.append(exc)
-        probed = iter(probe_many(game, parsed, lookup, unknown))
-        return [result if isinstance(result, Exception) else _as_json(next(probed)) for result in results]
-
-    return answer, answer_many
-
-
-def _as_json(result: ProbeResult | NotInTable) -> dict | Exception:
-    return result if isinstance(result, NotInTable) else result.as_json()
-
-
-def probe_text(answer: dict) -> str:
-    head = f"{answer['position']}: {answer['to_move']} to move, {answer['value']} in {answer['remoteness']}"
-    moves_part = ", ".join(f"{m['name']} {m['value']} {m['remoteness']}" for m in answer["moves"])
-    return head + (f"; moves: {moves_part}" if moves_part else "")
 
 
 @probe.command("sparro", epilog="""\b
@@ -327,13 +279,20 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     Values are for the side to move ('win' or 'loss'); a move's value is for the player
     who makes it. Remoteness is the number of plies to the end of the game when the
     winner hurries and the loser holds out. A position missing from the table
-    (unsolved variant, unreachable position) is an error unless --search is given.
+    (unsolved variant, unreachable position) is an error unless --search is given; a
+    search that runs out of its budget answers 'unknown' (remoteness null). JSON:
+    {"position", "to_move", "value", "remoteness", "moves": [{"cell", "name", "value",
+    "remoteness"}]}.
     """
     game = Sparro(variant)
+
+    def parse(text: str) -> tuple[Sparro, SparroPosition]:
+        return game, game.parse(text)
+
     if use_search:
-        answer, answer_many = _probe_answers(game, search_lookup(game, budget),
-                                             f"unknown: the search ran out of its {budget:,} node budget")
-        answer_positions(position, answer, as_json, probe_text, answer_many)
+        lookup = search_lookup(game, budget)
+        answers = ProbeAnswers(parse, lambda _: lookup, answer_unknown=True)
+        answer_positions(position, answers.one, as_json, probe_text, answers.many)
         return
     with TablebaseStore(db_path) as store:
         table = store.table(GAME, variant)
@@ -343,5 +302,6 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
         if table.rules_version != RULES_VERSION or table.solver_version != SOLVER_VERSION:
             raise TablebaseError(f"the sparro {variant} table in {db_path!r} was made by another version; "
                                  f"run 'tablebase solve sparro --variant {variant} --force'")
-        answer, answer_many = _probe_answers(game, table_lookup(store, table))
-        answer_positions(position, answer, as_json, probe_text, answer_many)
+        lookup = table_lookup(store, table)
+        answers = ProbeAnswers(parse, lambda _: lookup)
+        answer_positions(position, answers.one, as_json, probe_text, answers.many)

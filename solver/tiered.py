@@ -102,9 +102,14 @@ def pack_results(solved: SolvedTier) -> np.ndarray:
     return solved.remoteness | flags.astype(np.uint8)
 
 
-def unpack_results(tier: int, keys: np.ndarray, payload: np.ndarray) -> SolvedTier:
+def decode_payload(payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values +1/0/-1, remoteness) of packed payload entries."""
     values = np.where(payload & WIN_FLAG, 1, np.where(payload & DRAW_FLAG, 0, -1)).astype(np.int8)
-    return SolvedTier(tier, keys, values, (payload & REMOTENESS_BITS).astype(np.uint8))
+    return values, (payload & REMOTENESS_BITS).astype(np.uint8)
+
+
+def unpack_results(tier: int, keys: np.ndarray, payload: np.ndarray) -> SolvedTier:
+    return SolvedTier(tier, keys, *decode_payload(payload))
 
 
 def tier_of_keys(keys: np.ndarray) -> np.ndarray:

@@ -150,3 +150,11 @@ def test_every_command_has_help_with_example(path: tuple[str, ...], command: cli
 def test_version() -> None:
     result = run("--version")
     assert result.exit_code == 0 and result.output.startswith("tablebase, version ")
+
+
+def test_probe_search_out_of_budget_says_unknown() -> None:
+    result = run("probe", "sparro", "--search", "--budget", "50", "--json")
+    assert result.exit_code == 0
+    answer = json.loads(result.output)
+    assert answer["value"] == "unknown" and answer["remoteness"] is None
+    assert {m["value"] for m in answer["moves"]} == {"unknown"} and len(answer["moves"]) == 12

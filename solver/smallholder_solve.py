@@ -26,6 +26,7 @@ from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder.board import Board
 from tablebase.games.smallholder.options import Rules
 from tablebase.solver.graph import GraphSolution, csr_offsets, reaches_cycle, solve_reversed
+from tablebase.solver.keys import sorted_unique
 from tablebase.solver.smallholder_arrays import SmallholderArrays
 
 U64 = np.uint64
@@ -60,16 +61,6 @@ class SolvedRuleset:
         meaningless when solved from other roots)."""
         value = int(self.values[0])
         return value, None if value == DRAW else int(self.remoteness[0])
-
-
-def sorted_unique(keys: np.ndarray) -> np.ndarray:
-    """The distinct values of sorted ``keys``."""
-    if len(keys) == 0:
-        return keys
-    keep = np.empty(len(keys), dtype=bool)
-    keep[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
 
 
 def contains_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

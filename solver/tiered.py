@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from tablebase.games.sparro.geometry import NUM_CELLS
+from tablebase.solver.keys import sorted_unique
 from tablebase.solver.sparro_arrays import SparroArrays, canonical
 
 U64 = np.uint64
@@ -44,21 +45,10 @@ def enumerate_tiers(arrays: SparroArrays, progress: Callable[[int, int], None] |
         over, _ = arrays.terminal(keys, tier)
         live = keys[~over]
         parts = [canonical(child) for _, child in arrays.children(live, tier)]
-        tiers.append(sorted_unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=U64))
+        tiers.append(sorted_unique(np.sort(np.concatenate(parts))) if parts else np.zeros(0, dtype=U64))
         if progress:
             progress(tier + 1, len(tiers[-1]))
     return tiers
-
-
-def sorted_unique(keys: np.ndarray) -> np.ndarray:
-    """The distinct values of ``keys``, sorted (np.unique without its hashing overhead)."""
-    keys = np.sort(keys)
-    if len(keys) == 0:
-        return keys
-    keep = np.empty(len(keys), dtype=bool)
-    keep[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
 
 
 def solve_tier(arrays: SparroArrays, tier: int, keys: np.ndarray, after: SolvedTier | None) -> SolvedTier:

@@ -208,7 +208,7 @@ def judge_probe(game: Sparro, text: str, result: Result) -> None:
         return
     answer = json.loads(result.stdout)
     assert answer["position"] == game.format(pos)
-    if pos.marbles >= 16:
+    if pos.marbles >= 16 and answer["value"] != "unknown":  # 'unknown': --search ran out of its budget
         try:
             found = Search(game, node_budget=5_000).solve(pos)
         except SearchBudgetExceeded:

@@ -19,7 +19,7 @@ from tablebase.cli.tables import ProbeAnswers, probe_text, progress_display, tie
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.solver.probe import Lookup
-from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS
+from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS, MAX_MASK_CELLS
 from tablebase.solver.smallholder_search import DEFAULT_NODE_BUDGET, ArrayLocalSearch, LocalSearch
 from tablebase.solver.smallholder_solve import (
     PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, pack_results, solve_ruleset, stone_counts, unpack_results)
@@ -265,6 +265,11 @@ def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: bool =
     if game.board.size > MAX_KEY_CELLS:
         raise TablebaseError(f"{board} has {game.board.size} cells; solving handles boards of up to "
                              f"{MAX_KEY_CELLS} cells (limping2, hex3); use 'probe smallholder --search'")
+    with store.solve_lock():
+        return _solve_locked(store, game, rules, progress, force)
+
+
+def _solve_locked(store: TablebaseStore, game: Smallholder, rules: Rules, progress: bool, force: bool) -> TableInfo:
     name = game.rules_name
     old = store.table(GAME, name)
     if old is not None and not force and old.status == "complete" and (
@@ -417,7 +422,9 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
 
         def search_for(game: Smallholder) -> Lookup:
             if game.rules_name not in searches:
-                searches[game.rules_name] = ArrayLocalSearch(game, node_budget=budget)
+                # the array rules are faster; the engine's own search covers the boards they cannot hold
+                search = ArrayLocalSearch if game.board.size <= MAX_MASK_CELLS else LocalSearch
+                searches[game.rules_name] = search(game, node_budget=budget)
             return searches[game.rules_name].outcomes
 
         answers = ProbeAnswers(parse, search_for, answer_unknown=True)  # type: ignore[arg-type]

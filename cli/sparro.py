@@ -36,6 +36,7 @@ from tablebase.solver.tiered import (
     SOLVER_VERSION,
     TIERS,
     SolvedTier,
+    TableMismatch,
     decode_payload,
     pack_results,
     solve_variant,
@@ -210,7 +211,11 @@ def solve_into(store: TablebaseStore, variant: str, progress: bool, force: bool 
             def save(solved: SolvedTier, seconds: float) -> None:
                 store.write_tier(table.id, solved.tier, solved.keys, pack_results(solved), seconds)
 
-            start = solve_variant(SparroArrays(variant), stored, save, lambda stage, tier: bar.update(1))
+            try:
+                start = solve_variant(SparroArrays(variant), stored, save, lambda stage, tier: bar.update(1))
+            except TableMismatch as exc:
+                raise TablebaseError(f"cannot resume the sparro {variant} table in {str(store.path)!r} ({exc}); "
+                                     f"run 'tablebase solve sparro --variant {variant} --force'") from None
         seconds = time.perf_counter() - started + table.seconds
         summary = {"start_value": "win" if start.values[0] == WIN else "loss",
                    "start_remoteness": int(start.remoteness[0])}

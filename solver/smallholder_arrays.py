@@ -26,6 +26,8 @@ from tablebase.games.smallholder.options import Rules, parse_rules
 U64 = np.uint64
 #: Largest board whose keys fit in 64 bits (two colour masks and the side bit).
 MAX_KEY_CELLS = 31
+#: Largest board whose one-colour bitboards fit a uint64 (what the array rules work on).
+MAX_MASK_CELLS = 63
 #: Largest chunk of a bitboard looked up at once (tables of 2**11 entries stay in cache).
 MAX_CHUNK_BITS = 11
 #: Chunk size for the symmetries of whole keys: fewer, larger tables (still in L2) make
@@ -144,8 +146,8 @@ class SmallholderArrays:
         self.board = board if isinstance(board, Board) else get_board(board)
         self.rules = rules if isinstance(rules, Rules) else parse_rules(rules)
         n = self.board.size
-        if n > 63:
-            raise ValueError(f"{self.board.name} has {n} cells; the array rules handle at most 63")
+        if n > MAX_MASK_CELLS:
+            raise ValueError(f"{self.board.name} has {n} cells; the array rules handle at most {MAX_MASK_CELLS}")
         self.cells = n
         self.full = U64(self.board.full)
         # keys exist only on boards of up to MAX_KEY_CELLS cells (see check_keys)

@@ -27,6 +27,10 @@ TIERS = NUM_CELLS + 1
 WIN_SCORE = 1000
 
 
+class TableMismatch(ValueError):
+    """Stored tiers that do not fit the positions this solver enumerates."""
+
+
 @dataclass(frozen=True)
 class SolvedTier:
     """Exact results of one tier: sorted canonical keys, values and remoteness."""
@@ -64,7 +68,7 @@ def solve_tier(arrays: SparroArrays, tier: int, keys: np.ndarray, after: SolvedT
             child = canonical(child)
             index = np.searchsorted(after.keys, child)
             if not np.array_equal(after.keys[np.minimum(index, len(after.keys) - 1)], child):
-                raise ValueError(f"tier {tier + 1} lacks children of tier {tier}: tables do not match")
+                raise TableMismatch(f"tier {tier + 1} lacks children of tier {tier}: tables do not match")
             child_remoteness = after.remoteness[index].astype(np.int16)
             child_value = after.values[index]
             score = np.where(child_value < 0, WIN_SCORE - child_remoteness,
@@ -129,7 +133,7 @@ def solve_variant(
     if resume_from < TIERS:
         after = stored[resume_from]()
         if not np.array_equal(after.keys, tiers[resume_from]):
-            raise ValueError(f"stored tier {resume_from} does not hold the reachable positions; delete the table")
+            raise TableMismatch(f"stored tier {resume_from} does not hold the reachable positions")
     for tier in range(resume_from - 1, -1, -1):
         started = time.perf_counter()
         after = solve_tier(arrays, tier, tiers[tier], after)

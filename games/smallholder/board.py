@@ -93,7 +93,10 @@ class Board:
     def parse_cell(self, text: str) -> int:
         """A cell given by its name (``c3``, any case) or its index (``12``)."""
         token = text.strip().lower()
-        if token.isdigit():
+        if token.isascii() and token.isdigit():  # str.isdigit alone takes other scripts' digits
+            if len(token) > 6:
+                raise NotationError(f"cell index too large for {self.name} (cells 0-{self.size - 1}): "
+                                    f"{text[:20]!r}...")
             cell = int(token)
             if cell < self.size:
                 return cell

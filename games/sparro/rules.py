@@ -201,13 +201,12 @@ class Sparro:
 
     def parse_move(self, text: str) -> int:
         word = text.strip().lower()
-        if word.isascii() and word.isdigit() and int(word) < NUM_CELLS:
+        if word.isascii() and word.isdigit() and len(word) <= 2 and int(word) < NUM_CELLS:
             return int(word)
         if word in CELL_NAMES:
             return CELL_NAMES.index(word)
-        raise NotationError(
-            f"expected a cell name (0a1 .. 2b2, see 'tablebase show sparro') or an index 0-23: {text!r}"
-        )
+        shown = repr(text) if len(text) <= MAX_NOTATION_LENGTH else repr(text[:MAX_NOTATION_LENGTH]) + "..."
+        raise NotationError(f"expected a cell name (0a1 .. 2b2, see 'tablebase show sparro') or an index 0-23: {shown}")
 
     def format(self, pos: SparroPosition) -> str:
         chars = ["R" if pos.red >> i & 1 else "B" if pos.black >> i & 1 else "." for i in range(NUM_CELLS)]

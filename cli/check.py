@@ -29,6 +29,8 @@ from typing import Any, Callable, Iterable, Sequence
 import click
 
 from tablebase.cli.app import DEFAULT_DB, TablebaseError, db_option, json_option, main
+from tablebase.cli.smallholder import game_for_rules_name, symmetry_images
+from tablebase.cli.smallholder import table_lookup as smallholder_table_lookup
 from tablebase.cli.sparro import table_lookup as sparro_table_lookup
 from tablebase.db.store import StoreError, TableInfo, TablebaseStore, table_checksum
 from tablebase.games.base import DRAW, NotationError
@@ -36,6 +38,9 @@ from tablebase.games.sparro import SYMMETRIES, Sparro, SparroPosition
 from tablebase.games.sparro.rules import RULES_VERSION as SPARRO_RULES_VERSION
 from tablebase.solver.probe import Lookup, NotInTable, Outcome, ProbeResult, probe
 from tablebase.solver.search import Search, SearchBudgetExceeded
+from tablebase.solver.smallholder_solve import PAYLOAD_DTYPE as SMALLHOLDER_PAYLOAD_DTYPE
+from tablebase.solver.smallholder_solve import RULES_VERSION as SMALLHOLDER_RULES_VERSION
+from tablebase.solver.smallholder_solve import SOLVER_VERSION as SMALLHOLDER_SOLVER_VERSION
 from tablebase.solver.tiered import PAYLOAD_DTYPE as SPARRO_PAYLOAD_DTYPE
 from tablebase.solver.tiered import SOLVER_VERSION as SPARRO_SOLVER_VERSION
 
@@ -74,6 +79,14 @@ CHECKERS: dict[str, GameChecker] = {
         rules_version=SPARRO_RULES_VERSION, solver_version=SPARRO_SOLVER_VERSION,
         payload_dtype=SPARRO_PAYLOAD_DTYPE, rules=Sparro, position=lambda game, key: game.from_key(key),
         lookup=sparro_table_lookup, images=_sparro_images, searchable=True),
+    # custom Smallholder rulesets can have cycles, which the alpha-beta search does not
+    # handle: its sample is checked against children and symmetry (the tests and
+    # bench/bench_smallholder_solve.py compare it with the graph search)
+    "smallholder": GameChecker(
+        rules_version=SMALLHOLDER_RULES_VERSION, solver_version=SMALLHOLDER_SOLVER_VERSION,
+        payload_dtype=SMALLHOLDER_PAYLOAD_DTYPE, rules=game_for_rules_name,
+        position=lambda game, key: game.from_key(key), lookup=smallholder_table_lookup, images=symmetry_images,
+        searchable=False),
 }
 
 

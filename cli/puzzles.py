@@ -22,7 +22,7 @@ from tablebase.cli.app import (
     silent_option,
 )
 from tablebase.cli.pictures import smallholder_svg, sparro_svg
-from tablebase.cli.smallholder import describe, solved_lookup
+from tablebase.cli.smallholder import describe, game_for_rules_name, solved_lookup
 from tablebase.cli.sparro import render, solve_into, table_lookup
 from tablebase.db.puzzles import PuzzleStore, StoredPuzzle
 from tablebase.db.store import TablebaseStore
@@ -44,10 +44,7 @@ def rules_label(game: str, variant: str, ruleset: str, board: str) -> str:
 
 def rules_object(game: str, label: str) -> Any:
     """The rules object of a recorded rules label."""
-    if game == "sparro":
-        return Sparro(label)
-    spec, _, board = label.rpartition("@")
-    return Smallholder(board, parse_rules(spec))
+    return Sparro(label) if game == "sparro" else game_for_rules_name(label)
 
 
 def game_and_lookup(store: TablebaseStore, game: str, label: str, progress: bool) -> tuple[Any, Lookup]:

@@ -356,6 +356,25 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
 # -- probing ------------------------------------------------------------------------
 
 
+def game_for_rules_name(name: str) -> Smallholder:
+    """The rules object of a table's rules name (``ruleset@board`` or ``spec@board``)."""
+    spec, _, board = name.rpartition("@")
+    return _game(board, parse_rules(spec))
+
+
+def table_lookup(store: TablebaseStore, table: TableInfo) -> Lookup:
+    """Exact outcomes of canonical keys from a stored Smallholder table (None where absent)."""
+    size = game_for_rules_name(table.rules).board.size
+    return tiered_lookup(store, table, lambda keys: stone_counts(keys, size), unpack_results)
+
+
+def symmetry_images(game: Smallholder, pos: Position) -> list[tuple[Position, tuple[int, ...]]]:
+    """Every symmetry image of ``pos`` with the cell permutation that makes it."""
+    board = game.board
+    return [(Position(board.transform(pos.black, s), board.transform(pos.white, s), pos.to_move), perm)
+            for s, perm in enumerate(board.symmetries)]
+
+
 def solved_lookup(store: TablebaseStore, game: Smallholder, progress: bool) -> Lookup:
     """A lookup into ``game``'s table, solving it first if it is not stored yet."""
     if game.board.size > MAX_KEY_CELLS:
@@ -377,7 +396,7 @@ def _stored_lookup(store: TablebaseStore, db_path: str, game: Smallholder) -> Lo
     if (table.rules_version, table.solver_version) != (RULES_VERSION, SOLVER_VERSION):
         raise TablebaseError(f"the smallholder {game.rules_name} table in {db_path!r} was made by another "
                              f"version; run '{solve_hint} --force'")
-    return tiered_lookup(store, table, lambda keys: stone_counts(keys, game.board.size), unpack_results)
+    return table_lookup(store, table)
 
 
 @probe.command("smallholder", epilog="""\b

@@ -205,3 +205,28 @@ def test_random_byte_flips_never_crash(db: Path, seed: int) -> None:
     assert probed.exit_code in (0, 1) and (probed.exception is None or isinstance(probed.exception, SystemExit))
     if probed.exit_code == 1:
         assert probed.stderr.count("\n") == 1 and probed.stderr.startswith("Error: ")
+
+
+def test_smallholder_tables_are_checked(tmp_path: Path) -> None:
+    """A solved Smallholder table passes; its values flipped (checksums refreshed) fail."""
+    from tablebase.cli.smallholder import solve_into
+    from tablebase.games.smallholder import parse_rules
+    from tablebase.solver.smallholder_solve import WIN_FLAG
+
+    path = tmp_path / "smallholder.sqlite"
+    with TablebaseStore(path, create=True) as store:
+        solve_into(store, "limping2", parse_rules("nibbler"))
+    good = run("--db", str(path), "--sample", "100", "--json")
+    assert good.exit_code == 0, good.output
+    (table,) = report(good)["tables"]
+    assert table["status"] == "ok" and table["sampled"] >= 100
+    with TablebaseStore(path) as store:
+        info = store.table("smallholder", "nibbler@limping2")
+        tiers = store.stored_tiers(info.id)
+        for tier in tiers:  # every value becomes its opposite: wins and losses swap
+            keys, payload = store.read_tier(info.id, tier, info.payload_dtype)
+            store.write_tier(info.id, tier, keys, payload ^ np.uint16(WIN_FLAG), 0.0)
+        store.finish_table(info.id, info.seconds, info.summary)
+    bad = run("--db", str(path), "--sample", "100", "--json")
+    assert_clean_failure(bad)
+    assert report(bad)["tables"][0]["failures"]

@@ -9,24 +9,12 @@ import random
 import numpy as np
 import pytest
 
+from playouts import playout_positions
+
 from tablebase.games.smallholder import Position, Rules, Smallholder, all_rules
 from tablebase.solver.smallholder_arrays import SmallholderArrays, lowest_bit
 
 BOARDS = ("limping2", "hex3")
-
-
-def playout_positions(game: Smallholder, rng: random.Random, games: int) -> list[Position]:
-    """Every position of a few random games (reachable positions, captures included)."""
-    found = []
-    for _ in range(games):
-        pos = game.start()
-        while True:
-            found.append(pos)
-            moves = game.legal_moves(pos)
-            if not moves:
-                break
-            pos = game.play(pos, rng.choice(moves))
-    return found
 
 
 def random_positions(game: Smallholder, rng: random.Random, count: int) -> list[Position]:

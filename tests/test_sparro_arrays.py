@@ -7,22 +7,18 @@ import random
 import numpy as np
 import pytest
 
+from playouts import playout_positions
+
 from tablebase.games.sparro import VARIANTS, Sparro, SparroPosition
 from tablebase.solver.sparro_arrays import SparroArrays, canonical
 
 
 def random_positions(game: Sparro, count: int, seed: int) -> list[SparroPosition]:
-    """Positions met along random games, every tier represented."""
+    """``count`` positions met along random games, every tier represented."""
     rng = random.Random(seed)
-    found = []
+    found: list[SparroPosition] = []
     while len(found) < count:
-        pos = game.start()
-        while True:
-            found.append(pos)
-            moves = game.legal_moves(pos)
-            if not moves:
-                break
-            pos = game.play(pos, rng.choice(moves))
+        found += playout_positions(game, rng, 1)
     return found[:count]
 
 

@@ -1,0 +1,590 @@
+"""The Smallholder rules compiled to machine code (numba), on boards of up to 64 cells.
+
+The per-position engine of `games/smallholder/rules.py` is the reference; this module is
+the same rules (RULES.md section 2, all 120 option combinations) on ``uint64`` bitboards
+for the hot loops: the retrograde solver's enumeration and the exact search. The tests
+check it move for move against the reference on random playouts of every combination
+on every board it takes (``hex3``-``hex5``, ``limping2``-``limping4``).
+
+Positions
+    A position is ``(black, white, white_to_move)``: two ``uint64`` bitboards (bit ``i`` =
+    cell ``i`` of `Board`) and a ``bool``. A move is a cell index (``int64``).
+
+Tables
+    `tables(board, rules)` builds, once per (board, rules) in Python, the `Tables` named
+    tuple of numpy arrays and integers that every compiled function takes as its
+    argument ``t``; it is cached. The fields: ``n`` (cells), ``full`` (the bitboard of
+    all cells), ``nbr[i]`` (neighbours of cell ``i``), ``sight[d, i]`` (the cells whose
+    line of sight in direction ``d`` meets cell ``i``), ``pairs`` (the direction pairs
+    of the territory rule, shape (k, 2)), ``symtab[s, c, byte]`` (the image under
+    symmetry ``s`` of byte ``c`` of a bitboard), ``nsym``, and the rule flags
+    ``adjacent_playable``, ``adjacent_only``, ``count_live``, ``group_mode``
+    (0 priority-create, 1 must-create..., 2 priority-create-if-one...), ``reentry``,
+    ``piecewise``.
+
+Canonical form
+    Symmetries never swap colours. The canonical image of ``(black, white)`` is the one
+    of its images under the board's symmetries that is smallest comparing ``white``
+    first and ``black` second (as unsigned integers). On boards of up to 31 cells this
+    is exactly the image with the smallest key ``black | white << n | white_to_move <<
+    2n`` (`Smallholder.canonical_key`), so `canonical_key` equals the reference's; on
+    bigger boards, where a key does not fit 64 bits, the pair is the canonical form.
+
+Public compiled functions (``@njit(cache=True)``; call them from Python or from other
+njit code; ``t`` is a `Tables`; compiled lazily at the first call, then read from the
+on-disk cache):
+
+``legal_moves(black, white, white_to_move, t) -> uint64``
+    Bitboard of the legal moves of the side to move (0: it has lost).
+``children(black, white, white_to_move, t, out_cells, out_black, out_white) -> int64``
+    Every legal move, by ascending cell: writes the cell and the resulting
+    ``(black, white)`` into ``out_cells[k]`` (int64), ``out_black[k]``,
+    ``out_white[k]`` (uint64; arrays of length >= ``t.n``) and returns how many; the
+    side to move after each is ``not white_to_move``.
+``captured(black, white, white_to_move, cell, t) -> uint64``
+    The enemy stones that the legal move ``cell`` removes (0 for a create move).
+``play(black, white, white_to_move, cell, t) -> (uint64, uint64)``
+    ``(black, white)`` after the legal move ``cell`` (captures done).
+``is_terminal(black, white, white_to_move, t) -> bool``
+    Whether the side to move has no legal move (the game is over).
+``terminal_value(black, white, white_to_move, t) -> int64``
+    LOSS (-1, for the side to move) when terminal, else 0 (not terminal: no value).
+``groups(stones, t, out) -> int64``
+    The groups of bitboard ``stones``, ordered by lowest cell, into ``out`` (uint64,
+    length >= ``t.n``); returns how many.
+``group_holdings(group, t) -> uint64``
+    The cells held by ``group`` (one connected group) under the territory rule.
+``holdings(stones, t) -> uint64``
+    The cells held by the stones of one colour (union over its groups).
+``playable(own, enemy, t) -> uint64``
+    The cells the owner of ``own`` could place on before the move-kind rules: empty,
+    not held by ``enemy``; with re-entry also empty cells next to ``own``.
+``transform(mask, s, t) -> uint64``
+    The image of a bitboard under symmetry ``s`` (0 is the identity; ``t.nsym`` of them).
+``canonical(black, white, t) -> (uint64, uint64)``
+    The canonical image of ``(black, white)`` (see above).
+``canonical_key(black, white, white_to_move, t) -> uint64``
+    `pack_key` of the canonical image (boards of up to 31 cells).
+``pack_key(black, white, white_to_move, n) -> uint64`` / ``unpack_key(key, n) -> (uint64, uint64, bool)``
+    The 64-bit key ``black | white << n | white_to_move << 2n`` (``n <= 31``) and back.
+``popcount(x) -> int64`` / ``lowest_cell(x) -> int64``
+    Bit count; index of the lowest set bit (64 for 0).
+
+`CompiledRules(board, rules)` wraps them for Python callers on `Position` values.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import NamedTuple
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+from tablebase.games.smallholder.board import AXES, Board, get_board
+from tablebase.games.smallholder.options import Rules, parse_rules
+from tablebase.games.smallholder.position import BLACK, WHITE, Position
+
+__all__ = [
+    "MAX_CELLS", "CompiledRules", "Tables", "canonical", "canonical_key", "captured", "children", "group_holdings",
+    "groups", "holdings", "is_terminal", "legal_moves", "lowest_cell", "pack_key", "play", "playable", "popcount",
+    "tables", "terminal_value", "transform", "unpack_key",
+]
+
+#: Largest board a ``uint64`` bitboard holds.
+MAX_CELLS = 64
+#: Largest board whose positions pack into one 64-bit key.
+MAX_KEY_CELLS = 31
+#: Direction pairs whose lines of sight must both meet a group, per territory (RULES.md 2.2).
+_SIGHT_PAIRS = {"gap": AXES, "hull": tuple((d, (d + 2) % 6) for d in range(6))}
+_GROUP_MODES = {"priority-create": 0, "must-create-if-one": 1, "must-create-if-one-live": 1,
+                "priority-create-if-one": 2, "priority-create-if-one-live": 2}
+_LOSS = -1  # tablebase.games.base.LOSS (games/ modules import nothing else of ours)
+
+U64 = np.uint64
+_ZERO = U64(0)
+_ONE = U64(1)
+
+
+class Tables(NamedTuple):
+    """Board and rules data of the compiled functions (see the module doc)."""
+
+    n: int
+    full: np.uint64
+    nbr: np.ndarray
+    sight: np.ndarray
+    pairs: np.ndarray
+    symtab: np.ndarray
+    nsym: int
+    adjacent_playable: bool
+    adjacent_only: bool
+    count_live: bool
+    group_mode: int
+    reentry: bool
+    piecewise: bool
+
+
+@cache
+def tables(board: str | Board, rules: str | Rules) -> Tables:
+    """The `Tables` of one ruleset on one board (cached; boards of up to 64 cells)."""
+    board = board if isinstance(board, Board) else get_board(board)
+    rules = rules if isinstance(rules, Rules) else parse_rules(rules)
+    n = board.size
+    if n > MAX_CELLS:
+        raise ValueError(f"{board.name} has {n} cells; the compiled rules handle at most {MAX_CELLS}")
+    sight = np.array([[board.rays[(d + 3) % 6][i] for i in range(n)] for d in range(6)], dtype=U64)
+    chunks = (n + 7) // 8
+    symtab = np.zeros((len(board.symmetries), chunks, 256), dtype=U64)
+    for s, perm in enumerate(board.symmetries):
+        for c in range(chunks):
+            for value in range(1, 256):
+                low = value & -value
+                cell = 8 * c + low.bit_length() - 1
+                image = 1 << perm[cell] if cell < n else 0
+                symtab[s, c, value] = int(symtab[s, c, value ^ low]) | image
+    return Tables(
+        n=n, full=U64(board.full), nbr=np.array(board.neighbour_mask, dtype=U64), sight=sight,
+        pairs=np.array(_SIGHT_PAIRS[rules.territory], dtype=np.int64), symtab=symtab, nsym=len(board.symmetries),
+        adjacent_playable=rules.adjacent.startswith("smallest-playable"),
+        adjacent_only=rules.adjacent.endswith("-only"), count_live=rules.groups.endswith("-live"),
+        group_mode=_GROUP_MODES[rules.groups], reentry=rules.reentry, piecewise=rules.capture == "piecewise")
+
+
+# -- bit operations ----------------------------------------------------------------------
+
+
+@intrinsic
+def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):  # type: ignore[no-untyped-def]
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True)
+def popcount(x):  # type: ignore[no-untyped-def]
+    return np.int64(_ctpop(U64(x)))
+
+
+@njit(cache=True)
+def lowest_cell(x):  # type: ignore[no-untyped-def]
+    return np.int64(_cttz(U64(x)))
+
+
+@njit(cache=True)
+def _bit(cell):  # type: ignore[no-untyped-def]
+    return _ONE << U64(cell)
+
+
+@njit(cache=True)
+def _neighbours(stones, nbr):  # type: ignore[no-untyped-def]
+    out = _ZERO
+    rest = stones
+    while rest:
+        out |= nbr[_cttz(rest)]
+        rest &= rest - _ONE
+    return out
+
+
+# -- groups and holdings -----------------------------------------------------------------
+
+
+@njit(cache=True)
+def _group_at(seed, stones, nbr):  # type: ignore[no-untyped-def]
+    """The group of ``stones`` containing the bitboard ``seed`` (a subset of it)."""
+    group = seed
+    frontier = seed
+    while frontier:
+        grown = _neighbours(frontier, nbr)
+        frontier = grown & stones & ~group
+        group |= frontier
+    return group
+
+
+@njit(cache=True)
+def _held_by_sight(sight6, pairs):  # type: ignore[no-untyped-def]
+    held = _ZERO
+    for k in range(pairs.shape[0]):
+        held |= sight6[pairs[k, 0]] & sight6[pairs[k, 1]]
+    return held
+
+
+@njit(cache=True)
+def _sight_of(group, sight, out6):  # type: ignore[no-untyped-def]
+    for d in range(6):
+        out6[d] = _ZERO
+    rest = group
+    while rest:
+        c = _cttz(rest)
+        rest &= rest - _ONE
+        for d in range(6):
+            out6[d] |= sight[d, c]
+
+
+@njit(cache=True)
+def groups(stones, t, out):  # type: ignore[no-untyped-def]
+    stones = U64(stones)
+    count = 0
+    rest = stones
+    while rest:
+        group = _group_at(rest & (~rest + _ONE), rest, t.nbr)
+        out[count] = group
+        count += 1
+        rest &= ~group
+    return count
+
+
+@njit(cache=True)
+def group_holdings(group, t):  # type: ignore[no-untyped-def]
+    sight6 = np.empty(6, dtype=np.uint64)
+    _sight_of(U64(group), t.sight, sight6)
+    return _held_by_sight(sight6, t.pairs)
+
+
+@njit(cache=True)
+def holdings(stones, t):  # type: ignore[no-untyped-def]
+    stones = U64(stones)
+    sight6 = np.empty(6, dtype=np.uint64)
+    held = _ZERO
+    rest = stones
+    while rest:
+        group = _group_at(rest & (~rest + _ONE), rest, t.nbr)
+        rest &= ~group
+        _sight_of(group, t.sight, sight6)
+        held |= _held_by_sight(sight6, t.pairs)
+    return held
+
+
+@njit(cache=True)
+def playable(own, enemy, t):  # type: ignore[no-untyped-def]
+    own = U64(own)
+    enemy = U64(enemy)
+    empty = t.full & ~(own | enemy)
+    out = empty & ~holdings(enemy, t)
+    if t.reentry:
+        out |= empty & _neighbours(own, t.nbr)
+    return out
+
+
+# -- move generation ---------------------------------------------------------------------
+
+#: Workspace layout (uint64 slots) of `_analyse`: per own group its stones, holdings and
+#: six sight masks; per enemy group its stones; then counts.
+_W_OWN = 0
+_W_HELD = 64
+_W_SIGHT = 128
+_W_ENEMY = 128 + 6 * 64
+_W_SIZE = _W_ENEMY + 64
+
+
+@njit(cache=True)
+def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
+    """Groups of both sides into workspace ``w``; returns (legal, extensions, own groups,
+    enemy groups) where legal and extensions are bitboards of cells."""
+    nbr = t.nbr
+    empty = t.full & ~(own | enemy)
+    sight6 = np.empty(6, dtype=np.uint64)
+    # the enemy's groups and holdings
+    enemy_count = 0
+    enemy_held = _ZERO
+    rest = enemy
+    while rest:
+        group = _group_at(rest & (~rest + _ONE), rest, nbr)
+        rest &= ~group
+        w[_W_ENEMY + enemy_count] = group
+        enemy_count += 1
+        _sight_of(group, t.sight, sight6)
+        enemy_held |= _held_by_sight(sight6, t.pairs)
+    own_near = _neighbours(own, nbr)
+    play_ok = empty & ~enemy_held
+    if t.reentry:
+        play_ok |= empty & own_near
+    # the mover's groups: sizes, liveness, the smallest (m or m' of RULES.md 2.3)
+    own_count = 0
+    live_count = 0
+    smallest_all = 1 << 30
+    smallest_live = 1 << 30
+    rest = own
+    while rest:
+        group = _group_at(rest & (~rest + _ONE), rest, nbr)
+        rest &= ~group
+        k = own_count
+        w[_W_OWN + k] = group
+        base = _W_SIGHT + 6 * k
+        for d in range(6):
+            w[base + d] = _ZERO
+        r2 = group
+        while r2:
+            c = _cttz(r2)
+            r2 &= r2 - _ONE
+            for d in range(6):
+                w[base + d] |= t.sight[d, c]
+        held = _ZERO
+        for p in range(t.pairs.shape[0]):
+            held |= w[base + t.pairs[p, 0]] & w[base + t.pairs[p, 1]]
+        w[_W_HELD + k] = held
+        own_count += 1
+        size = np.int64(_ctpop(group))
+        if size < smallest_all:
+            smallest_all = size
+        border = _neighbours(group, nbr) & ~group
+        if border & play_ok:
+            live_count += 1
+            if size < smallest_live:
+                smallest_live = size
+    if t.adjacent_playable:
+        smallest = smallest_live
+    else:
+        smallest = smallest_all
+    creates = play_ok & ~own_near
+    extensions = _ZERO
+    candidates = play_ok & own_near
+    while candidates:
+        c = _cttz(candidates)
+        candidates &= candidates - _ONE
+        near = nbr[c]
+        any_ok = False
+        all_ok = True
+        for k in range(own_count):
+            g = w[_W_OWN + k]
+            if g & near:
+                if np.int64(_ctpop(g)) == smallest:
+                    any_ok = True
+                else:
+                    all_ok = False
+        if all_ok if t.adjacent_only else any_ok:
+            extensions |= _ONE << c
+    count = live_count if t.count_live else own_count
+    if t.group_mode == 0:
+        allowed = creates == _ZERO
+    elif t.group_mode == 1:
+        allowed = count >= 2
+    else:
+        allowed = count >= 2 or creates == _ZERO
+    if not allowed:
+        extensions = _ZERO
+    return creates | extensions, extensions, own_count, enemy_count
+
+
+@njit(cache=True)
+def _captured(own, enemy, cell, t, w, own_count, enemy_count):  # type: ignore[no-untyped-def]
+    """Enemy stones removed by the extension at ``cell`` (after `_analyse` filled ``w``)."""
+    near = t.nbr[cell]
+    sight6 = np.empty(6, dtype=np.uint64)
+    for d in range(6):
+        sight6[d] = t.sight[d, cell]
+    held = _ZERO
+    for k in range(own_count):
+        if w[_W_OWN + k] & near:
+            base = _W_SIGHT + 6 * k
+            for d in range(6):
+                sight6[d] |= w[base + d]
+        else:
+            held |= w[_W_HELD + k]
+    held |= _held_by_sight(sight6, t.pairs)
+    if t.piecewise:
+        return enemy & held
+    taken = _ZERO
+    for j in range(enemy_count):
+        g = w[_W_ENEMY + j]
+        if not (g & ~held):
+            taken |= g
+    return taken
+
+
+@njit(cache=True)
+def _sides(black, white, white_to_move):  # type: ignore[no-untyped-def]
+    if white_to_move:
+        return U64(white), U64(black)
+    return U64(black), U64(white)
+
+
+@njit(cache=True)
+def legal_moves(black, white, white_to_move, t):  # type: ignore[no-untyped-def]
+    own, enemy = _sides(black, white, white_to_move)
+    w = np.empty(_W_SIZE, dtype=np.uint64)
+    legal, _, _, _ = _analyse(own, enemy, t, w)
+    return legal
+
+
+@njit(cache=True)
+def is_terminal(black, white, white_to_move, t):  # type: ignore[no-untyped-def]
+    return legal_moves(black, white, white_to_move, t) == _ZERO
+
+
+@njit(cache=True)
+def terminal_value(black, white, white_to_move, t):  # type: ignore[no-untyped-def]
+    return _LOSS if legal_moves(black, white, white_to_move, t) == _ZERO else 0
+
+
+@njit(cache=True)
+def _children_into(own, enemy, t, w, out_cells, out_own, out_enemy):  # type: ignore[no-untyped-def]
+    """Children with the mover's and the waiter's stones (not colours); returns how many."""
+    legal, extensions, own_count, enemy_count = _analyse(own, enemy, t, w)
+    count = 0
+    while legal:
+        c = _cttz(legal)
+        legal &= legal - _ONE
+        bit = _ONE << c
+        after = enemy
+        if extensions & bit:
+            after = enemy & ~_captured(own, enemy, np.int64(c), t, w, own_count, enemy_count)
+        out_cells[count] = c
+        out_own[count] = own | bit
+        out_enemy[count] = after
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def children(black, white, white_to_move, t, out_cells, out_black, out_white):  # type: ignore[no-untyped-def]
+    own, enemy = _sides(black, white, white_to_move)
+    w = np.empty(_W_SIZE, dtype=np.uint64)
+    if white_to_move:
+        return _children_into(own, enemy, t, w, out_cells, out_white, out_black)
+    return _children_into(own, enemy, t, w, out_cells, out_black, out_white)
+
+
+@njit(cache=True)
+def captured(black, white, white_to_move, cell, t):  # type: ignore[no-untyped-def]
+    own, enemy = _sides(black, white, white_to_move)
+    w = np.empty(_W_SIZE, dtype=np.uint64)
+    _, extensions, own_count, enemy_count = _analyse(own, enemy, t, w)
+    if not (extensions & (_ONE << U64(cell))):
+        return _ZERO
+    return _captured(own, enemy, np.int64(cell), t, w, own_count, enemy_count)
+
+
+@njit(cache=True)
+def play(black, white, white_to_move, cell, t):  # type: ignore[no-untyped-def]
+    taken = captured(black, white, white_to_move, cell, t)
+    bit = _ONE << U64(cell)
+    if white_to_move:
+        return U64(black) & ~taken, U64(white) | bit
+    return U64(black) | bit, U64(white) & ~taken
+
+
+# -- symmetries and keys -----------------------------------------------------------------
+
+
+@njit(cache=True)
+def transform(mask, s, t):  # type: ignore[no-untyped-def]
+    mask = U64(mask)
+    table = t.symtab[s]
+    out = _ZERO
+    for c in range(table.shape[0]):
+        out |= table[c, (mask >> U64(8 * c)) & U64(255)]
+    return out
+
+
+@njit(cache=True)
+def canonical(black, white, t):  # type: ignore[no-untyped-def]
+    best_black = U64(black)
+    best_white = U64(white)
+    for s in range(1, t.nsym):
+        image_white = transform(white, s, t)
+        if image_white > best_white:
+            continue
+        image_black = transform(black, s, t)
+        if image_white < best_white or image_black < best_black:
+            best_white = image_white
+            best_black = image_black
+    return best_black, best_white
+
+
+@njit(cache=True)
+def pack_key(black, white, white_to_move, n):  # type: ignore[no-untyped-def]
+    key = U64(black) | (U64(white) << U64(n))
+    if white_to_move:
+        key |= _ONE << U64(2 * n)
+    return key
+
+
+@njit(cache=True)
+def unpack_key(key, n):  # type: ignore[no-untyped-def]
+    key = U64(key)
+    full = (_ONE << U64(n)) - _ONE
+    return key & full, (key >> U64(n)) & full, (key >> U64(2 * n)) != _ZERO
+
+
+@njit(cache=True)
+def canonical_key(black, white, white_to_move, t):  # type: ignore[no-untyped-def]
+    b, w = canonical(black, white, t)
+    return pack_key(b, w, white_to_move, t.n)
+
+
+# -- Python convenience ------------------------------------------------------------------
+
+
+class CompiledRules:
+    """The compiled rules of one ruleset on one board, for Python callers on `Position`s
+    (per-call overhead is Python's: hot loops call the njit functions directly)."""
+
+    def __init__(self, board: str | Board, rules: str | Rules) -> None:
+        self.board = board if isinstance(board, Board) else get_board(board)
+        self.rules = rules if isinstance(rules, Rules) else parse_rules(rules)
+        self.tables = tables(self.board, self.rules)
+        n = self.board.size
+        self._cells = np.empty(n, dtype=np.int64)
+        self._black = np.empty(n, dtype=U64)
+        self._white = np.empty(n, dtype=U64)
+
+    @staticmethod
+    def _args(pos: Position) -> tuple[np.uint64, np.uint64, bool]:
+        return U64(pos.black), U64(pos.white), pos.to_move == WHITE
+
+    def legal_moves(self, pos: Position) -> list[int]:
+        mask = int(legal_moves(*self._args(pos), self.tables))
+        return [i for i in range(self.board.size) if mask >> i & 1]
+
+    def children(self, pos: Position) -> list[tuple[int, Position]]:
+        """(cell, position after it) for every legal move, by ascending cell."""
+        count = children(*self._args(pos), self.tables, self._cells, self._black, self._white)
+        side = BLACK if pos.to_move == WHITE else WHITE
+        return [(int(self._cells[k]), Position(int(self._black[k]), int(self._white[k]), side)) for k in range(count)]
+
+    def captured(self, pos: Position, cell: int) -> int:
+        return int(captured(*self._args(pos), cell, self.tables))
+
+    def play(self, pos: Position, cell: int) -> Position:
+        """The position after the legal move ``cell`` (not checked: see `legal_moves`)."""
+        black, white = play(*self._args(pos), cell, self.tables)
+        return Position(int(black), int(white), BLACK if pos.to_move == WHITE else WHITE)
+
+    def is_terminal(self, pos: Position) -> bool:
+        return bool(is_terminal(*self._args(pos), self.tables))
+
+    def groups(self, stones: int) -> list[int]:
+        out = np.empty(self.board.size, dtype=U64)
+        return [int(g) for g in out[:groups(U64(stones), self.tables, out)]]
+
+    def holdings(self, stones: int) -> int:
+        return int(holdings(U64(stones), self.tables))
+
+    def playable(self, own: int, enemy: int) -> int:
+        return int(playable(U64(own), U64(enemy), self.tables))
+
+    def canonical(self, pos: Position) -> Position:
+        black, white = canonical(U64(pos.black), U64(pos.white), self.tables)
+        return Position(int(black), int(white), pos.to_move)
+
+    def canonical_key(self, pos: Position) -> int:
+        if self.board.size > MAX_KEY_CELLS:
+            raise ValueError(f"{self.board.name} has {self.board.size} cells; keys hold at most {MAX_KEY_CELLS}")
+        return int(canonical_key(*self._args(pos), self.tables))

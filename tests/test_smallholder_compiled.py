@@ -1,0 +1,126 @@
+"""The compiled rules (games/smallholder/compiled.py) against the per-position engine
+(games/smallholder/rules.py), move for move: legal moves, the position after each move
+(captures included), terminal detection, groups, holdings, playable cells, symmetries
+and canonical forms, on random playouts and arbitrary boards.
+
+The default run takes the five named rulesets and a spread of the 120 combinations on
+every board the compiled rules take; the slow sweep takes all 120 on every board.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from playouts import playout_positions
+
+from tablebase.games.smallholder import RULESETS, Position, Rules, Smallholder, all_rules
+from tablebase.games.smallholder import compiled
+from tablebase.games.smallholder.compiled import CompiledRules
+
+BOARDS = ("limping2", "hex3", "limping3", "hex4", "limping4", "hex5")
+QUICK = list(RULESETS.values()) + all_rules()[3::17]
+
+
+def arbitrary_positions(game: Smallholder, rng: random.Random, count: int) -> list[Position]:
+    """Random boards (most cannot arise in play): the compiled rules must still agree."""
+    out = []
+    for _ in range(count):
+        fill = rng.choice(("BW..", "BW.", "BBW...", "B.W"))
+        cells = [rng.choice(fill) for _ in range(game.board.size)]
+        black = sum(1 << i for i, c in enumerate(cells) if c == "B")
+        white = sum(1 << i for i, c in enumerate(cells) if c == "W")
+        out.append(Position(black, white, rng.choice("BW")))
+    return out
+
+
+def check_moves(game: Smallholder, fast: CompiledRules, positions: list[Position]) -> None:
+    for pos in positions:
+        where = (game.rules_name, game.format(pos))
+        expected = {move.cell: (move, game.result(pos, move)) for move in game.moves(pos)}
+        got = dict(fast.children(pos))
+        assert got.keys() == expected.keys(), where
+        assert fast.legal_moves(pos) == sorted(expected), where
+        for cell, (move, child) in expected.items():
+            assert got[cell] == child, (where, cell)
+            assert fast.captured(pos, cell) == move.captured, (where, cell)
+            assert fast.play(pos, cell) == child, (where, cell)
+        assert fast.is_terminal(pos) == (game.terminal_value(pos) is not None), where
+        for colour, stones, other in (("B", pos.black, pos.white), ("W", pos.white, pos.black)):
+            assert fast.groups(stones) == [g.stones for g in game.groups(pos, colour)], (where, colour)
+            assert fast.holdings(stones) == game.holdings(pos, colour), (where, colour)
+            assert fast.playable(stones, other) == game.playable(pos, colour), (where, colour)
+
+
+def check_rules(board: str, rules: Rules, games: int, arbitrary: int) -> None:
+    game = Smallholder(board, rules)
+    rng = random.Random(f"{board} {rules.spec}")
+    check_moves(game, CompiledRules(board, rules), playout_positions(game, rng, games)
+                + arbitrary_positions(game, rng, arbitrary))
+
+
+@pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("rules", QUICK, ids=lambda r: r.name)
+def test_moves_agree_with_the_engine(board: str, rules: Rules) -> None:
+    check_rules(board, rules, games=2, arbitrary=10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
+def test_moves_agree_with_the_engine_everywhere(board: str, rules: Rules) -> None:
+    check_rules(board, rules, games=6, arbitrary=40)
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_symmetries_and_canonical_forms(board: str) -> None:
+    game = Smallholder(board)
+    fast = CompiledRules(board, "nibbler")
+    t = fast.tables
+    rng = random.Random(board)
+    positions = arbitrary_positions(game, rng, 60) + playout_positions(game, rng, 1)
+    symmetries = len(game.board.symmetries)
+    assert t.nsym == symmetries
+    for pos in positions:
+        images = [(game.board.transform(pos.black, s), game.board.transform(pos.white, s)) for s in range(symmetries)]
+        for s, (black, white) in enumerate(images):
+            assert int(compiled.transform(np.uint64(pos.black), s, t)) == black
+            assert int(compiled.transform(np.uint64(pos.white), s, t)) == white
+        best = fast.canonical(pos)
+        # the image smallest by white first, then black
+        assert (best.white, best.black) == min((w, b) for b, w in images), game.format(pos)
+        for black, white in images:  # the same canonical form from every image
+            assert fast.canonical(Position(black, white, pos.to_move)) == best
+        if game.board.size <= compiled.MAX_KEY_CELLS:
+            assert fast.canonical_key(pos) == game.canonical_key(pos), game.format(pos)
+
+
+def test_keys_round_trip_and_bit_helpers() -> None:
+    game = Smallholder("hex3")
+    for pos in arbitrary_positions(game, random.Random(5), 50):
+        for white_to_move in (False, True):
+            key = compiled.pack_key(np.uint64(pos.black), np.uint64(pos.white), white_to_move, 19)
+            assert int(key) == game.key(Position(pos.black, pos.white, "W" if white_to_move else "B"))
+            black, white, side = compiled.unpack_key(key, 19)
+            assert (int(black), int(white), bool(side)) == (pos.black, pos.white, white_to_move)
+    for mask in (0, 1, 6, 1 << 63, (1 << 64) - 1, 0b101000):
+        assert compiled.popcount(np.uint64(mask)) == mask.bit_count()
+        assert compiled.lowest_cell(np.uint64(mask)) == ((mask & -mask).bit_length() - 1 if mask else 64)
+
+
+def test_terminal_value_is_a_loss_for_the_side_to_move() -> None:
+    game = Smallholder("limping2", "nibbler")
+    t = compiled.tables("limping2", "nibbler")
+    ended = [p for p in playout_positions(game, random.Random(2), 5) if game.terminal_value(p) is not None]
+    assert ended
+    for pos in ended + [game.start()]:
+        args = (np.uint64(pos.black), np.uint64(pos.white), pos.to_move == "W", t)
+        expected = game.terminal_value(pos)
+        assert compiled.terminal_value(*args) == (0 if expected is None else expected)
+
+
+def test_boards_beyond_64_cells_are_refused() -> None:
+    with pytest.raises(ValueError, match="at most 64"):
+        compiled.tables("hex6", "nibbler")

@@ -124,3 +124,25 @@ def test_terminal_value_is_a_loss_for_the_side_to_move() -> None:
 def test_boards_beyond_64_cells_are_refused() -> None:
     with pytest.raises(ValueError, match="at most 64"):
         compiled.tables("hex6", "nibbler")
+
+
+@pytest.mark.parametrize("board", ("limping2", "hex3"))
+@pytest.mark.parametrize("rules", list(RULESETS.values()) + all_rules()[7::23], ids=lambda r: r.name)
+def test_array_kernels_agree_with_the_engine(board: str, rules: Rules) -> None:
+    game = Smallholder(board, rules)
+    t = compiled.tables(board, rules)
+    rng = random.Random(f"arrays {board} {rules.spec}")
+    positions = playout_positions(game, rng, 3) + arbitrary_positions(game, rng, 20)
+    keys = np.array([game.key(p) for p in positions], dtype=np.uint64)
+    assert compiled.canonical_keys(keys, t).tolist() == [game.canonical_key(p) for p in positions]
+    assert compiled.legal_of_keys(keys, t).tolist() == [sum(1 << m for m in game.legal_moves(p)) for p in positions]
+    counts, child_keys = compiled.expand_keys(keys, t)
+    expected = [[game.canonical_key(child) for _, child in game.children(p)] for p in positions]
+    assert counts.tolist() == [len(e) for e in expected]
+    assert child_keys.tolist() == [k for e in expected for k in e]
+    movers = np.array([p.mover for p in positions], dtype=np.uint64)
+    waiters = np.array([p.waiter for p in positions], dtype=np.uint64)
+    parent, cell, mover, waiter = compiled.expand(movers, waiters, t)
+    got = list(zip(parent.tolist(), cell.tolist(), mover.tolist(), waiter.tolist()))
+    assert got == [(i, move.cell, child.waiter, child.mover)
+                   for i, p in enumerate(positions) for move, child in game.children(p)]

@@ -16,8 +16,8 @@ Tables
     argument ``t``; it is cached. The fields: ``n`` (cells), ``full`` (the bitboard of
     all cells), ``nbr[i]`` (neighbours of cell ``i``), ``sight[d, i]`` (the cells whose
     line of sight in direction ``d`` meets cell ``i``), ``pairs`` (the direction pairs
-    of the territory rule, shape (k, 2)), ``symtab[s, c, byte]`` (the image under
-    symmetry ``s`` of byte ``c`` of a bitboard), ``nsym``, and the rule flags
+    of the territory rule, shape (k, 2)), ``symtab[s, c, value]`` (the image under
+    symmetry ``s`` of ``value`` as chunk ``c`` of a bitboard, ``chunk_bits`` bits a chunk), ``nsym``, and the rule flags
     ``adjacent_playable``, ``adjacent_only``, ``count_live``, ``group_mode``
     (0 priority-create, 1 must-create..., 2 priority-create-if-one...), ``reentry``,
     ``piecewise``.
@@ -70,6 +70,20 @@ on-disk cache):
 ``popcount(x) -> int64`` / ``lowest_cell(x) -> int64``
     Bit count; index of the lowest set bit (64 for 0).
 
+Whole arrays (``keys``: uint64 arrays of `pack_key` keys, boards of up to 31 cells):
+
+``canonical_keys(keys, t) -> uint64[]``
+    `canonical_key` of every key.
+``legal_of_keys(keys, t) -> uint64[]``
+    `legal_moves` of every key.
+``expand_keys(keys, t) -> (int32[], uint64[])``
+    Every key's children: ``counts[i]`` moves of ``keys[i]``, and the canonical keys of
+    all the children, parent by parent (each parent's by ascending cell).
+``expand(movers, waiters, t) -> (int64[], int64[], uint64[], uint64[])``
+    For arrays of positions given as the side to move's and the other side's stones
+    (any board up to 64 cells): every move as (index of its position, cell, the
+    mover's and the waiter's stones after it), position by position, by ascending cell.
+
 `CompiledRules(board, rules)` wraps them for Python callers on `Position` values.
 """
 
@@ -88,9 +102,10 @@ from tablebase.games.smallholder.options import Rules, parse_rules
 from tablebase.games.smallholder.position import BLACK, WHITE, Position
 
 __all__ = [
-    "MAX_CELLS", "CompiledRules", "Tables", "canonical", "canonical_key", "captured", "children", "group_holdings",
-    "groups", "holdings", "is_terminal", "legal_moves", "lowest_cell", "pack_key", "play", "playable", "popcount",
-    "tables", "terminal_value", "transform", "unpack_key",
+    "MAX_CELLS", "MAX_KEY_CELLS", "CompiledRules", "Tables", "canonical", "canonical_key", "canonical_keys",
+    "captured", "children", "expand", "expand_keys", "group_holdings", "groups", "holdings", "is_terminal",
+    "legal_moves", "legal_of_keys", "lowest_cell", "pack_key", "play", "playable", "popcount", "tables",
+    "terminal_value", "transform", "unpack_key",
 ]
 
 #: Largest board a ``uint64`` bitboard holds.
@@ -102,6 +117,8 @@ _SIGHT_PAIRS = {"gap": AXES, "hull": tuple((d, (d + 2) % 6) for d in range(6))}
 _GROUP_MODES = {"priority-create": 0, "must-create-if-one": 1, "must-create-if-one-live": 1,
                 "priority-create-if-one": 2, "priority-create-if-one-live": 2}
 _LOSS = -1  # tablebase.games.base.LOSS (games/ modules import nothing else of ours)
+#: Largest chunk of a bitboard looked up at once by `transform` (tables stay in L2).
+_MAX_CHUNK_BITS = 10
 
 U64 = np.uint64
 _ZERO = U64(0)
@@ -113,6 +130,7 @@ class Tables(NamedTuple):
 
     n: int
     full: np.uint64
+    chunk_bits: int
     nbr: np.ndarray
     sight: np.ndarray
     pairs: np.ndarray
@@ -126,6 +144,15 @@ class Tables(NamedTuple):
     piecewise: bool
 
 
+def _union_table(images: list[int]) -> np.ndarray:
+    """table[value]: the union of ``images[j]`` over the set bits ``j`` of ``value``."""
+    table = [0] * (1 << len(images))
+    for value in range(1, len(table)):
+        low = value & -value
+        table[value] = table[value ^ low] | images[low.bit_length() - 1]  # one more bit than an earlier entry
+    return np.array(table, dtype=U64)
+
+
 @cache
 def tables(board: str | Board, rules: str | Rules) -> Tables:
     """The `Tables` of one ruleset on one board (cached; boards of up to 64 cells)."""
@@ -135,17 +162,15 @@ def tables(board: str | Board, rules: str | Rules) -> Tables:
     if n > MAX_CELLS:
         raise ValueError(f"{board.name} has {n} cells; the compiled rules handle at most {MAX_CELLS}")
     sight = np.array([[board.rays[(d + 3) % 6][i] for i in range(n)] for d in range(6)], dtype=U64)
-    chunks = (n + 7) // 8
-    symtab = np.zeros((len(board.symmetries), chunks, 256), dtype=U64)
+    chunks = -(-n // _MAX_CHUNK_BITS)
+    chunk_bits = -(-n // chunks)
+    symtab = np.zeros((len(board.symmetries), chunks, 1 << chunk_bits), dtype=U64)
     for s, perm in enumerate(board.symmetries):
         for c in range(chunks):
-            for value in range(1, 256):
-                low = value & -value
-                cell = 8 * c + low.bit_length() - 1
-                image = 1 << perm[cell] if cell < n else 0
-                symtab[s, c, value] = int(symtab[s, c, value ^ low]) | image
+            images = [1 << perm[cell] if cell < n else 0 for cell in range(c * chunk_bits, (c + 1) * chunk_bits)]
+            symtab[s, c] = _union_table(images)
     return Tables(
-        n=n, full=U64(board.full), nbr=np.array(board.neighbour_mask, dtype=U64), sight=sight,
+        n=n, full=U64(board.full), chunk_bits=chunk_bits, nbr=np.array(board.neighbour_mask, dtype=U64), sight=sight,
         pairs=np.array(_SIGHT_PAIRS[rules.territory], dtype=np.int64), symtab=symtab, nsym=len(board.symmetries),
         adjacent_playable=rules.adjacent.startswith("smallest-playable"),
         adjacent_only=rules.adjacent.endswith("-only"), count_live=rules.groups.endswith("-live"),
@@ -290,7 +315,8 @@ _W_OWN = 0
 _W_HELD = 64
 _W_SIGHT = 128
 _W_ENEMY = 128 + 6 * 64
-_W_SIZE = _W_ENEMY + 64
+_W_SIGHT6 = _W_ENEMY + 64
+_W_SIZE = _W_SIGHT6 + 6
 
 
 @njit(cache=True)
@@ -299,7 +325,7 @@ def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
     enemy groups) where legal and extensions are bitboards of cells."""
     nbr = t.nbr
     empty = t.full & ~(own | enemy)
-    sight6 = np.empty(6, dtype=np.uint64)
+    sight6 = w[_W_SIGHT6:_W_SIGHT6 + 6]
     # the enemy's groups and holdings
     enemy_count = 0
     enemy_held = _ZERO
@@ -386,7 +412,7 @@ def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
 def _captured(own, enemy, cell, t, w, own_count, enemy_count):  # type: ignore[no-untyped-def]
     """Enemy stones removed by the extension at ``cell`` (after `_analyse` filled ``w``)."""
     near = t.nbr[cell]
-    sight6 = np.empty(6, dtype=np.uint64)
+    sight6 = w[_W_SIGHT6:_W_SIGHT6 + 6]
     for d in range(6):
         sight6[d] = t.sight[d, cell]
     held = _ZERO
@@ -486,10 +512,12 @@ def play(black, white, white_to_move, cell, t):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def transform(mask, s, t):  # type: ignore[no-untyped-def]
     mask = U64(mask)
-    table = t.symtab[s]
+    bits = U64(t.chunk_bits)
+    low = (_ONE << bits) - _ONE
     out = _ZERO
-    for c in range(table.shape[0]):
-        out |= table[c, (mask >> U64(8 * c)) & U64(255)]
+    for c in range(t.symtab.shape[1]):
+        out |= t.symtab[s, c, mask & low]
+        mask >>= bits
     return out
 
 
@@ -527,6 +555,92 @@ def unpack_key(key, n):  # type: ignore[no-untyped-def]
 def canonical_key(black, white, white_to_move, t):  # type: ignore[no-untyped-def]
     b, w = canonical(black, white, t)
     return pack_key(b, w, white_to_move, t.n)
+
+
+# -- whole arrays ------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def canonical_keys(keys, t):  # type: ignore[no-untyped-def]
+    out = np.empty(len(keys), dtype=np.uint64)
+    for i in range(len(keys)):
+        black, white, white_to_move = unpack_key(keys[i], t.n)
+        out[i] = canonical_key(black, white, white_to_move, t)
+    return out
+
+
+@njit(cache=True)
+def legal_of_keys(keys, t):  # type: ignore[no-untyped-def]
+    out = np.empty(len(keys), dtype=np.uint64)
+    w = np.empty(_W_SIZE, dtype=np.uint64)
+    for i in range(len(keys)):
+        black, white, white_to_move = unpack_key(keys[i], t.n)
+        own, enemy = _sides(black, white, white_to_move)
+        out[i], _, _, _ = _analyse(own, enemy, t, w)
+    return out
+
+
+@njit(cache=True)
+def _grown(array, size):  # type: ignore[no-untyped-def]
+    bigger = np.empty(max(2 * len(array), size), dtype=array.dtype)
+    bigger[:len(array)] = array
+    return bigger
+
+
+@njit(cache=True)
+def expand_keys(keys, t):  # type: ignore[no-untyped-def]
+    n = t.n
+    w = np.empty(_W_SIZE, dtype=np.uint64)
+    cells = np.empty(n, dtype=np.int64)
+    movers = np.empty(n, dtype=np.uint64)
+    waiters = np.empty(n, dtype=np.uint64)
+    counts = np.empty(len(keys), dtype=np.int32)
+    out = np.empty(4 * len(keys) + n, dtype=np.uint64)
+    total = 0
+    for i in range(len(keys)):
+        black, white, white_to_move = unpack_key(keys[i], n)
+        own, enemy = _sides(black, white, white_to_move)
+        count = _children_into(own, enemy, t, w, cells, movers, waiters)
+        counts[i] = count
+        if total + count > len(out):
+            out = _grown(out, total + count)
+        for k in range(count):
+            if white_to_move:
+                b, wh = canonical(waiters[k], movers[k], t)
+            else:
+                b, wh = canonical(movers[k], waiters[k], t)
+            out[total + k] = pack_key(b, wh, not white_to_move, n)
+        total += count
+    return counts, out[:total].copy()
+
+
+@njit(cache=True)
+def expand(movers, waiters, t):  # type: ignore[no-untyped-def]
+    n = t.n
+    w = np.empty(_W_SIZE, dtype=np.uint64)
+    cells = np.empty(n, dtype=np.int64)
+    after_own = np.empty(n, dtype=np.uint64)
+    after_enemy = np.empty(n, dtype=np.uint64)
+    size = 4 * len(movers) + n
+    parent = np.empty(size, dtype=np.int64)
+    cell = np.empty(size, dtype=np.int64)
+    mover = np.empty(size, dtype=np.uint64)
+    waiter = np.empty(size, dtype=np.uint64)
+    total = 0
+    for i in range(len(movers)):
+        count = _children_into(U64(movers[i]), U64(waiters[i]), t, w, cells, after_own, after_enemy)
+        if total + count > len(parent):
+            parent = _grown(parent, total + count)
+            cell = _grown(cell, total + count)
+            mover = _grown(mover, total + count)
+            waiter = _grown(waiter, total + count)
+        for k in range(count):
+            parent[total + k] = i
+            cell[total + k] = cells[k]
+            mover[total + k] = after_own[k]
+            waiter[total + k] = after_enemy[k]
+        total += count
+    return parent[:total].copy(), cell[:total].copy(), mover[:total].copy(), waiter[:total].copy()
 
 
 # -- Python convenience ------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""The web explorer: `tablebase serve` (see docs/explorer.md)."""

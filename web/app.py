@@ -1,0 +1,140 @@
+"""The web explorer's HTTP layer: pages, static assets and the JSON API.
+
+Routes only translate HTTP into calls of `Explorer` (see web/backend.py) and answers
+into responses. A user error (bad notation, an illegal move, a table the file does not
+hold) is HTTP 400 with the command line's one-line message as ``{"error": ...}``.
+
+API (all GET unless said otherwise; rules parameters: Sparro ``variant``, Smallholder
+``board``, ``ruleset``, ``rules``; ``after`` plays moves, space or comma separated):
+
+* ``/api/probe?game=&position=&...`` the object `tablebase probe GAME POSITION --json` prints;
+* ``/api/moves?game=&position=&...`` the object `tablebase moves GAME POSITION --json` prints;
+* ``/api/svg?game=&position=&...`` the SVG picture of the position;
+* ``/api/puzzles?game=&rules=&grade=`` the puzzles (`puzzles list --json`), ``/api/puzzles/ID``
+  one puzzle with its solution tree;
+* ``POST /api/search?game=&position=&...`` starts a background search, ``GET /api/search/JOB``
+  polls it, ``DELETE /api/search/JOB`` stops it.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line, is_missing_table
+from tablebase.web.jobs import SearchJobs
+
+STATIC = Path(__file__).parent / "static"
+#: The parameters that choose a position (passed on as they are).
+POSITION_PARAMETERS = ("position", "variant", "board", "ruleset", "rules", "after")
+PAGES = {"/": "index.html", "/puzzles": "puzzles.html", "/fairness": "fairness.html"}
+
+
+def _error(exc: Exception, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": error_line(exc), "missing_table": is_missing_table(exc)}, status_code=status)
+
+
+def _position_request(request: Request) -> dict[str, Any]:
+    params = request.query_params
+    unknown = sorted(set(params) - {"game", *POSITION_PARAMETERS})
+    if unknown:
+        raise BadRequest(f"unknown parameter (expected game, {', '.join(POSITION_PARAMETERS)}): {unknown[0]!r}")
+    if "game" not in params:
+        raise BadRequest("missing parameter 'game' (sparro or smallholder)")
+    return {"game": params["game"], **{name: params[name] for name in POSITION_PARAMETERS if name in params}}
+
+
+def _int_parameter(request: Request, name: str) -> int | None:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise BadRequest(f"{name} must be a whole number: {text!r}") from None
+
+
+def _answering(call: Callable[[Request], Any]) -> Callable[[Request], Any]:
+    """An endpoint running ``call`` in the thread pool, user errors made 400s."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            answer = await run_in_threadpool(call, request)
+        except (*USER_ERRORS, BadRequest) as exc:
+            return _error(exc)
+        return answer if isinstance(answer, Response) else JSONResponse(answer)
+
+    return endpoint
+
+
+def create_app(db_path: str | Path) -> Starlette:
+    """The explorer for one tablebase file (opened read-only, per request thread)."""
+    explorer = Explorer(db_path)
+    jobs = SearchJobs(str(db_path))
+
+    def probe(request: Request) -> Any:
+        return explorer.probe(**_position_request(request))
+
+    def moves(request: Request) -> Any:
+        return explorer.moves(**_position_request(request))
+
+    def svg(request: Request) -> Any:
+        return Response(explorer.svg(**_position_request(request)), media_type="image/svg+xml")
+
+    def puzzles(request: Request) -> Any:
+        params = request.query_params
+        return explorer.puzzles(params.get("game") or None, params.get("rules") or None,
+                                _int_parameter(request, "grade"), _int_parameter(request, "limit"))
+
+    def puzzle(request: Request) -> Any:
+        text = request.path_params["puzzle_id"]
+        if not text.isdigit():
+            raise BadRequest(f"a puzzle id is a whole number: {text!r}")
+        return explorer.puzzle(int(text))
+
+    def search_start(request: Request) -> Any:
+        request_args = _position_request(request)
+        explorer.moves(**request_args)  # a bad position is refused here, not in the background
+        try:
+            return jobs.start(request_args)
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=429)
+
+    def search_job(request: Request) -> Any:
+        job_id = request.path_params["job"]
+        try:
+            return jobs.stop(job_id) if request.method == "DELETE" else jobs.status(job_id)
+        except KeyError as exc:
+            return JSONResponse({"error": exc.args[0]}, status_code=404)
+
+    def page(name: str) -> Callable[[Request], Any]:
+        async def serve(request: Request) -> Response:
+            return FileResponse(STATIC / name, media_type="text/html")
+        return serve
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        jobs.close()
+
+    routes = [Route(path, page(name)) for path, name in PAGES.items()]
+    routes += [
+        Route("/api/games", _answering(lambda request: explorer.games())),
+        Route("/api/probe", _answering(probe)),
+        Route("/api/moves", _answering(moves)),
+        Route("/api/svg", _answering(svg)),
+        Route("/api/puzzles", _answering(puzzles)),
+        Route("/api/puzzles/{puzzle_id}", _answering(puzzle)),
+        Route("/api/search", _answering(search_start), methods=["POST"]),
+        Route("/api/search/{job}", _answering(search_job), methods=["GET", "DELETE"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

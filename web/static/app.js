@@ -1,0 +1,655 @@
+// The tablebase explorer's pages: the board explorer, the puzzle trainer, the fairness report.
+// Every value shown comes from the JSON API (/api/...); this script only draws and asks.
+"use strict";
+
+const FIRST_PLAYER = { sparro: "R", smallholder: "B" };
+const SIDE_NAMES = { R: "Red", B: "Black", W: "White" };
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// -- the API ---------------------------------------------------------------------------------
+
+async function api(path, params = {}, method = "GET") {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") query.set(name, value);
+  }
+  const url = query.toString() ? `${path}?${query}` : path;
+  const response = await fetch(url, { method });
+  const type = response.headers.get("content-type") || "";
+  const data = type.includes("json") ? await response.json() : await response.text();
+  return { ok: response.ok, status: response.status, data };
+}
+
+function $(id) { return document.getElementById(id); }
+
+function showError(text) {
+  const box = $("error");
+  box.textContent = text || "";
+  box.hidden = !text;
+}
+
+function valueText(value, remoteness, joint = " in ") {
+  return value + (remoteness === null || remoteness === undefined ? "" : `${joint}${remoteness}`);
+}
+
+function flip(value) {
+  return { win: "loss", loss: "win" }[value] || value;
+}
+
+// -- rules choices ---------------------------------------------------------------------------
+
+let GAMES = null;
+
+async function loadGames() {
+  if (!GAMES) GAMES = (await api("/api/games")).data;
+  return GAMES;
+}
+
+function fillSelect(select, names, chosen) {
+  select.innerHTML = "";
+  for (const name of names) {
+    const option = document.createElement("option");
+    option.value = option.textContent = name;
+    select.appendChild(option);
+  }
+  select.value = chosen;
+}
+
+/** The rules of a stored puzzle or table ("standard", "nibbler@limping2", "territory=...@hex3"). */
+function rulesFromLabel(game, label) {
+  if (game === "sparro") return { variant: label };
+  const at = label.lastIndexOf("@");
+  const spec = label.slice(0, at), board = label.slice(at + 1);
+  return GAMES.smallholder.rulesets.includes(spec) ? { board, ruleset: spec } : { board, rules: spec };
+}
+
+// -- the board -------------------------------------------------------------------------------
+
+/** The element of a cell to colour: the pit or ring of a Sparro cell, the hexagon of a Smallholder one. */
+function cellShape(svg, name) {
+  return svg.querySelector(`circle.empty[data-cell="${name}"]:not(.face-cell)`)
+    || svg.querySelector(`polygon.cell[data-cell="${name}"]`);
+}
+
+function centreOf(shape) {
+  const box = shape.getBBox();
+  return [box.x + box.width / 2, box.y + box.height / 2];
+}
+
+/**
+ * Draw the SVG picture into ``container`` and make the legal cells clickable.
+ * ``moves``: [{cell, name, value, remoteness}] (value null: no colours); ``onPlay(move)``.
+ */
+function drawBoard(container, svgText, moves, onPlay) {
+  container.innerHTML = svgText;
+  const svg = container.querySelector("svg");
+  if (!svg) return;
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  for (const move of moves) {
+    const shape = cellShape(svg, move.name);
+    if (!shape) continue;
+    shape.classList.add("legal", move.value || "plain");
+    shape.dataset.value = move.value || "";
+    shape.dataset.remoteness = move.remoteness === null || move.remoteness === undefined ? "" : move.remoteness;
+    shape.dataset.move = move.name;
+    if (move.value && move.remoteness !== null && move.remoteness !== undefined) {
+      const [x, y] = centreOf(shape);
+      const text = document.createElementNS(SVG_NS, "text");
+      text.setAttribute("class", "remoteness");
+      text.setAttribute("x", x);
+      text.setAttribute("y", y + 15);
+      text.setAttribute("text-anchor", "middle");
+      text.setAttribute("font-size", "12");
+      text.textContent = move.remoteness;
+      shape.parentNode.insertBefore(text, shape.nextSibling);
+    }
+    for (const label of svg.querySelectorAll("text.label")) {
+      if (label.textContent === move.name) label.classList.add("on-legal");
+    }
+    shape.addEventListener("click", () => onPlay(move));
+  }
+}
+
+// -- the explorer ----------------------------------------------------------------------------
+
+const explorer = {
+  game: "sparro",
+  rules: {},          // variant | board, ruleset, rules
+  plies: [],          // [{position, probe, moves, result, missing, move}] ply 0 = the start
+  cursor: 0,
+  searchJob: null,
+  loading: 0,
+};
+
+function rulesFromControls() {
+  if ($("game").value === "sparro") return { variant: $("variant").value };
+  const rules = { board: $("board").value, ruleset: $("ruleset").value };
+  if ($("rules").value.trim()) rules.rules = $("rules").value.trim();
+  return rules;
+}
+
+function showRulesControls(game) {
+  $("sparro-rules").hidden = game !== "sparro";
+  $("smallholder-rules").hidden = game !== "smallholder";
+}
+
+function setControls(game, rules) {
+  $("game").value = game;
+  showRulesControls(game);
+  if (game === "sparro") {
+    $("variant").value = rules.variant || GAMES.sparro.default_variant;
+  } else {
+    $("board").value = rules.board || GAMES.smallholder.default_board;
+    $("ruleset").value = rules.ruleset || GAMES.smallholder.default_ruleset;
+    $("rules").value = rules.rules || "";
+  }
+}
+
+/** One ply: the position reached from ``position`` by ``after`` (if any), with its values. */
+async function loadPly(game, rules, position, after) {
+  const request = { game, ...rules, position, after };
+  const probed = await api("/api/probe", request);
+  if (probed.ok) {
+    const p = probed.data;
+    return { position: p.position, probe: p, moves: p.moves, result: p.moves.length ? null : p, move: after };
+  }
+  if (!probed.data.missing_table) throw new Error(probed.data.error);
+  const listed = await api("/api/moves", request);
+  if (!listed.ok) throw new Error(listed.data.error);
+  const m = listed.data;
+  return {
+    position: m.position, probe: null, missing: probed.data.error, result: m.result, move: after,
+    moves: m.moves.map((x) => ({ cell: x.cell, name: x.name, value: "unknown", remoteness: null })),
+  };
+}
+
+function urlOf(game, rules, plies, cursor) {
+  const query = new URLSearchParams({ game, ...rules });
+  query.set("position", plies[0].position);
+  const moves = plies.slice(1, cursor + 1).map((p) => p.move);
+  if (moves.length) query.set("moves", moves.join(","));
+  return `/?${query}`;
+}
+
+function pushUrl(replace = false) {
+  const url = urlOf(explorer.game, explorer.rules, explorer.plies, explorer.cursor);
+  if (url === location.pathname + location.search) return;
+  if (replace) history.replaceState(null, "", url); else history.pushState(null, "", url);
+}
+
+async function loadFromUrl() {
+  const params = new URLSearchParams(location.search);
+  const game = params.get("game") || "sparro";
+  const rules = {};
+  for (const name of ["variant", "board", "ruleset", "rules"]) if (params.get(name)) rules[name] = params.get(name);
+  setControls(game, rules);
+  const moves = (params.get("moves") || "").split(",").filter((m) => m);
+  await startGame(game, rulesFromControls(), params.get("position") || "", moves, true);
+}
+
+async function startGame(game, rules, position, moves = [], replace = false) {
+  stopSearch();
+  showError("");
+  explorer.loading++;
+  try {
+    const plies = [await loadPly(game, rules, position, undefined)];
+    for (const move of moves) plies.push(await loadPly(game, rules, plies[plies.length - 1].position, move));
+    Object.assign(explorer, { game, rules, plies, cursor: plies.length - 1 });
+    pushUrl(replace);
+  } catch (error) {
+    showError(error.message);
+  } finally {
+    explorer.loading--;
+  }
+  await render();
+}
+
+async function play(move) {
+  const here = explorer.plies[explorer.cursor];
+  try {
+    const next = await loadPly(explorer.game, explorer.rules, here.position, move.name);
+    explorer.plies = explorer.plies.slice(0, explorer.cursor + 1);
+    explorer.plies.push(next);
+    explorer.cursor++;
+    showError("");
+    pushUrl();
+  } catch (error) {
+    showError(error.message);
+  }
+  await render();
+}
+
+function undo() {
+  if (explorer.cursor > 0) { explorer.cursor--; pushUrl(); render(); }
+}
+
+function redo() {
+  if (explorer.cursor < explorer.plies.length - 1) { explorer.cursor++; pushUrl(); render(); }
+}
+
+function playBest() {
+  const here = explorer.plies[explorer.cursor];
+  if (here && here.probe && here.moves.length) play(here.moves[0]);
+}
+
+function statusText(ply) {
+  if (!ply) return "";
+  if (!ply.moves.length) {
+    if (ply.probe) {
+      const { value, to_move: mover } = ply.probe;
+      return value === "draw" ? "Game over: a draw" : `Game over: ${SIDE_NAMES[mover]} ${value === "win" ? "wins" : "loses"}`;
+    }
+    return ply.result && ply.result.winner ? `Game over: ${SIDE_NAMES[ply.result.winner]} wins` : "Game over";
+  }
+  if (ply.probe) {
+    return `${SIDE_NAMES[ply.probe.to_move]} to move: ${valueText(ply.probe.value, ply.probe.remoteness)}` +
+      (ply.probe.source === "search" ? " (by search)" : "");
+  }
+  return `No table holds this position (${ply.missing})`;
+}
+
+/** Each ply's value seen by the first player, and whether the move into it changed that value. */
+function valueHistory() {
+  const first = FIRST_PLAYER[explorer.game];
+  const points = [];
+  explorer.plies.slice(0, explorer.cursor + 1).forEach((ply, index) => {
+    const known = ply.probe && ply.probe.value !== "unknown";
+    const toMove = ply.probe ? ply.probe.to_move : null;
+    const forFirst = known ? (toMove === first ? ply.probe.value : flip(ply.probe.value)) : "unknown";
+    const before = points[index - 1];
+    const changed = Boolean(before && before.value !== "unknown" && forFirst !== "unknown" && before.value !== forFirst);
+    points.push({
+      ply: index, move: ply.move || null, position: ply.position, to_move: toMove, value: forFirst,
+      remoteness: known ? ply.probe.remoteness : null, changed,
+      // for the mover: what the move threw away ("win in 19 -> loss in 2")
+      change: changed ? `${valueText(explorer.plies[index - 1].probe.value, explorer.plies[index - 1].probe.remoteness)}` +
+        ` -> ${valueText(flip(ply.probe.value), ply.probe.remoteness === null ? null : ply.probe.remoteness + 1)}` : null,
+    });
+  });
+  return points;
+}
+
+function drawChart(points) {
+  const width = 800, height = 200, pad = 24;
+  const longest = Math.max(1, ...points.map((p) => p.remoteness || 0)) + 1;
+  const plies = Math.max(points.length - 1 + (points.length ? points[points.length - 1].remoteness || 0 : 0), 10);
+  const x = (ply) => pad + (ply / plies) * (width - 2 * pad);
+  const middle = height / 2;
+  const y = (p) => {
+    if (p.value === "draw" || p.value === "unknown") return middle;
+    const reach = (longest - (p.remoteness || 0)) / longest;  // nearer the end: further from the middle
+    const offset = (0.15 + 0.85 * reach) * (middle - pad);
+    return p.value === "win" ? middle - offset : middle + offset;
+  };
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("preserveAspectRatio", "none");
+  svg.setAttribute("class", "value-history");
+  const first = SIDE_NAMES[FIRST_PLAYER[explorer.game]];
+  svg.innerHTML =
+    `<rect x="0" y="0" width="${width}" height="${middle}" fill="#eef7f0"/>` +
+    `<rect x="0" y="${middle}" width="${width}" height="${middle}" fill="#fbeeed"/>` +
+    `<line x1="${pad}" x2="${width - pad}" y1="${middle}" y2="${middle}" stroke="#bbb"/>` +
+    `<text x="4" y="14" font-size="11" fill="#2e6b3c">${first} wins</text>` +
+    `<text x="4" y="${height - 5}" font-size="11" fill="#8b2a22">${first} loses</text>`;
+  const path = points.filter((p) => p.value !== "unknown").map((p) => `${x(p.ply)},${y(p)}`).join(" ");
+  if (path) {
+    const line = document.createElementNS(SVG_NS, "polyline");
+    line.setAttribute("points", path);
+    line.setAttribute("fill", "none");
+    line.setAttribute("stroke", "#555");
+    line.setAttribute("stroke-width", "1.5");
+    svg.appendChild(line);
+  }
+  for (const p of points) {
+    if (p.changed) {
+      const ring = document.createElementNS(SVG_NS, "circle");
+      Object.entries({ class: "changed-ring", cx: x(p.ply), cy: y(p), r: 9 }).forEach(([k, v]) => ring.setAttribute(k, v));
+      svg.appendChild(ring);
+    }
+    const dot = document.createElementNS(SVG_NS, "circle");
+    Object.entries({ class: `point ${p.value}`, cx: x(p.ply), cy: y(p), r: 5 }).forEach(([k, v]) => dot.setAttribute(k, v));
+    dot.dataset.ply = p.ply;
+    dot.dataset.value = p.value;
+    dot.dataset.remoteness = p.remoteness === null ? "" : p.remoteness;
+    dot.dataset.changed = p.changed;
+    const title = document.createElementNS(SVG_NS, "title");
+    title.textContent = `ply ${p.ply}${p.move ? " after " + p.move : ""}: ${valueText(p.value, p.remoteness)} for ${first}` +
+      (p.changed ? ` (the move changed the value: ${p.change})` : "");
+    dot.appendChild(title);
+    dot.addEventListener("click", () => { explorer.cursor = p.ply; pushUrl(); render(); });
+    svg.appendChild(dot);
+  }
+  const chart = $("chart");
+  chart.innerHTML = "";
+  chart.appendChild(svg);
+  chart.dataset.points = JSON.stringify(points);
+  window.tablebaseHistory = points;
+}
+
+async function render() {
+  const ply = explorer.plies[explorer.cursor];
+  if (!ply) return;
+  $("position").value = ply.position;
+  $("status").textContent = statusText(ply);
+  $("undo").disabled = explorer.cursor === 0;
+  $("redo").disabled = explorer.cursor >= explorer.plies.length - 1;
+  $("best").disabled = !(ply.probe && ply.moves.length);
+  $("pv").textContent = ply.probe && ply.probe.pv ? ply.probe.pv.join(" ") || "(game over)" : (ply.probe ? "" : "unknown");
+  const body = $("moves").querySelector("tbody");
+  body.innerHTML = "";
+  for (const move of ply.moves) {
+    const row = document.createElement("tr");
+    row.dataset.move = move.name;
+    row.innerHTML = `<td>${move.name}</td><td><span class="value ${move.value}">${move.value}</span></td>` +
+      `<td>${move.remoteness === null ? "" : move.remoteness}</td>`;
+    row.addEventListener("click", () => play(move));
+    body.appendChild(row);
+  }
+  const history = valueHistory();
+  const played = $("played");
+  played.innerHTML = "";
+  explorer.plies.slice(1).forEach((p, index) => {
+    const item = document.createElement("li");
+    const point = history[index + 1];
+    item.textContent = p.move;
+    if (point && point.changed) {
+      const change = document.createElement("span");
+      change.className = "changed";
+      change.textContent = ` (${point.change})`;
+      item.appendChild(change);
+    }
+    item.className = index + 1 === explorer.cursor ? "current" : index + 1 > explorer.cursor ? "future" : "";
+    played.appendChild(item);
+  });
+  drawChart(history);
+  const picture = await api("/api/svg", { game: explorer.game, ...explorer.rules, position: ply.position });
+  if (explorer.plies[explorer.cursor] !== ply) return;  // the user moved on meanwhile
+  drawBoard($("picture"), picture.ok ? picture.data : "", ply.moves, play);
+  $("picture").dataset.position = ply.position;
+  if (!ply.probe && ply.missing && ply.moves.length) startSearch(ply); else if (ply.probe) stopSearch();
+  document.body.dataset.ready = "true";
+}
+
+// -- searching positions no table holds -----------------------------------------------------
+
+async function startSearch(ply) {
+  if (explorer.searchJob && explorer.searchJob.ply === ply) return;
+  stopSearch();
+  const started = await api("/api/search", { game: explorer.game, ...explorer.rules, position: ply.position }, "POST");
+  if (!started.ok) { showSearch(`search not started: ${started.data.error}`, false); return; }
+  const job = { id: started.data.job, ply, timer: null };
+  explorer.searchJob = job;
+  showSearch("searching...", true);
+  const poll = async () => {
+    if (explorer.searchJob !== job) return;
+    const state = (await api(`/api/search/${job.id}`)).data;
+    if (explorer.searchJob !== job) return;
+    if (state.status === "searching") {
+      showSearch(`searching... ${state.seconds} s`, true);
+      job.timer = setTimeout(poll, 400);
+      return;
+    }
+    explorer.searchJob = null;
+    if (state.status === "done") {
+      ply.probe = state.answer;
+      ply.moves = state.answer.moves;
+      showSearch(state.answer.value === "unknown" ? "search: unknown (the search ran out of its budget)" :
+        `search: ${valueText(state.answer.value, state.answer.remoteness)} (exact, ${state.seconds} s)`, false);
+      if (explorer.plies[explorer.cursor] === ply) render();
+    } else {
+      showSearch(`search ${state.status}: ${state.error || "unknown"}`, false);
+    }
+  };
+  job.timer = setTimeout(poll, 300);
+}
+
+function stopSearch() {
+  const job = explorer.searchJob;
+  if (!job) return;
+  explorer.searchJob = null;
+  clearTimeout(job.timer);
+  api(`/api/search/${job.id}`, {}, "DELETE");
+  showSearch("search stopped: unknown", false);
+}
+
+function showSearch(text, running) {
+  $("search").hidden = false;
+  $("search-status").textContent = text;
+  $("search-stop").hidden = !running;
+}
+
+async function initExplorer() {
+  const games = await loadGames();
+  fillSelect($("variant"), games.sparro.variants, games.sparro.default_variant);
+  fillSelect($("board"), games.smallholder.boards, games.smallholder.default_board);
+  fillSelect($("ruleset"), games.smallholder.rulesets, games.smallholder.default_ruleset);
+  const restart = () => { showRulesControls($("game").value); startGame($("game").value, rulesFromControls(), ""); };
+  for (const id of ["game", "variant", "board", "ruleset"]) $(id).addEventListener("change", restart);
+  $("rules").addEventListener("change", restart);
+  $("position-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    startGame($("game").value, rulesFromControls(), $("position").value.trim());
+  });
+  $("start-position").addEventListener("click", () => startGame($("game").value, rulesFromControls(), ""));
+  $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("best").addEventListener("click", playBest);
+  $("search-stop").addEventListener("click", stopSearch);
+  document.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "INPUT") return;
+    if (event.key === "ArrowLeft") undo();
+    else if (event.key === "ArrowRight") redo();
+    else if (event.key === " ") { event.preventDefault(); playBest(); }
+  });
+  window.addEventListener("popstate", loadFromUrl);
+  await loadFromUrl();
+}
+
+// -- the puzzle trainer ----------------------------------------------------------------------
+
+const SOLVED_KEY = "tablebase-solved-puzzles";
+
+function solvedIds() {
+  try { return new Set(JSON.parse(localStorage.getItem(SOLVED_KEY) || "[]")); } catch { return new Set(); }
+}
+
+function markSolved(id) {
+  const ids = solvedIds();
+  ids.add(id);
+  localStorage.setItem(SOLVED_KEY, JSON.stringify([...ids]));
+}
+
+const trainer = { puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false };
+
+function feedback(text, kind = "") {
+  $("feedback").textContent = text;
+  $("feedback").className = `feedback ${kind}`;
+}
+
+async function listPuzzles() {
+  const game = $("puzzle-game").value;
+  const found = await api("/api/puzzles", { game, rules: $("puzzle-rules").value, grade: $("puzzle-grade").value });
+  const list = $("puzzle-list");
+  list.innerHTML = "";
+  if (!found.ok) { showError(found.data.error); return; }
+  const solved = solvedIds();
+  for (const p of found.data) {
+    const item = document.createElement("li");
+    item.dataset.id = p.id;
+    item.textContent = `#${p.id} ${p.rules}, win within ${p.depth} plies (grade ${p.grade})`;
+    if (solved.has(p.id)) item.classList.add("solved");
+    item.addEventListener("click", () => openPuzzle(p.id));
+    list.appendChild(item);
+  }
+  $("puzzle-count").textContent = found.data.length ? "" : "No puzzles match; run 'tablebase puzzles generate'.";
+  $("solved-count").textContent = solved.size;
+}
+
+async function fillPuzzleRules() {
+  const all = await api("/api/puzzles", { game: $("puzzle-game").value });
+  const labels = all.ok ? [...new Set(all.data.map((p) => p.rules))] : [];
+  fillSelect($("puzzle-rules"), ["", ...labels], "");
+  $("puzzle-rules").options[0].textContent = "any";
+}
+
+async function openPuzzle(id) {
+  const found = await api(`/api/puzzles/${id}`);
+  if (!found.ok) { showError(found.data.error); return; }
+  const puzzle = found.data;
+  Object.assign(trainer, { puzzle, rules: rulesFromLabel(puzzle.game, puzzle.rules), previous: [], hinted: false });
+  for (const item of $("puzzle-list").children) item.classList.toggle("active", Number(item.dataset.id) === id);
+  $("puzzle-title").textContent = `Puzzle #${puzzle.id} (${puzzle.game} ${puzzle.rules}, grade ${puzzle.grade})`;
+  feedback("");
+  $("refutation").textContent = "";
+  $("retry").hidden = true;
+  await showPuzzlePosition(puzzle.position, puzzle.depth);
+  const mover = trainer.moves.length ? trainer.toMove : "";
+  $("puzzle-task").textContent = `${SIDE_NAMES[mover] || ""} to move and win within ${puzzle.depth} plies.`;
+}
+
+async function showPuzzlePosition(position, pliesLeft) {
+  const answer = await api("/api/moves", { game: trainer.puzzle.game, ...trainer.rules, position });
+  if (!answer.ok) { showError(answer.data.error); return; }
+  trainer.position = answer.data.position;
+  trainer.toMove = answer.data.to_move;
+  trainer.moves = answer.data.moves;
+  trainer.pliesLeft = pliesLeft;
+  const picture = await api("/api/svg", { game: trainer.puzzle.game, ...trainer.rules, position: trainer.position });
+  drawBoard($("picture"), picture.data, trainer.moves.map((m) => ({ ...m, value: null })), puzzleMove);
+  $("picture").dataset.position = trainer.position;
+  document.body.dataset.ready = "true";
+}
+
+async function puzzleMove(move) {
+  if ($("retry").hidden === false) return;  // read the refutation, then retry
+  const { puzzle } = trainer;
+  const expected = puzzle.tree[trainer.position];
+  const probeArgs = { game: puzzle.game, ...trainer.rules, position: trainer.position, after: move.name };
+  const after = await api("/api/probe", probeArgs);
+  if (!after.ok) { showError(after.data.error); return; }
+  if (move.cell !== expected) {
+    const reply = after.data;  // the opponent to move: its value and best line
+    const line = reply.pv ? reply.pv : reply.moves.length ? [reply.moves[0].name] : [];
+    const forMover = valueText(flip(reply.value), reply.remoteness === null ? null : reply.remoteness + 1);
+    feedback(`Wrong: ${move.name} is a ${forMover}, not a win within ${trainer.pliesLeft} plies.`, "wrong");
+    $("refutation").textContent = line.length ? `Refutation: ${move.name} ${line.join(" ")}` : "";
+    $("retry").hidden = false;
+    return;
+  }
+  trainer.previous.push(trainer.position);
+  if (!after.data.moves.length) {
+    feedback(`Right: ${move.name} wins. Solved!`, "right");
+    markSolved(puzzle.id);
+    $("solved-count").textContent = solvedIds().size;
+    for (const item of $("puzzle-list").children) if (Number(item.dataset.id) === puzzle.id) item.classList.add("solved");
+    await showPuzzlePosition(after.data.position, 0);
+    return;
+  }
+  const defence = after.data.moves[0];  // the slowest loss: the best defence
+  feedback(`Right: ${move.name}. The opponent answers ${defence.name}.`, "right");
+  const answered = await api("/api/moves", { game: puzzle.game, ...trainer.rules, position: after.data.position, after: defence.name });
+  if (!answered.ok) { showError(answered.data.error); return; }
+  await showPuzzlePosition(answered.data.position, trainer.pliesLeft - 2);
+  if (!trainer.moves.length) feedback(`The opponent's ${defence.name} ends the game.`, "wrong");
+}
+
+function retryPuzzle() {
+  feedback("");
+  $("refutation").textContent = "";
+  $("retry").hidden = true;
+}
+
+function hint() {
+  const cell = trainer.puzzle && trainer.puzzle.tree[trainer.position];
+  const move = trainer.moves.find((m) => m.cell === cell);
+  if (!move) return;
+  trainer.hinted = true;
+  const shape = cellShape($("picture").querySelector("svg"), move.name);
+  if (shape) shape.classList.add("hint");
+  feedback(`Hint: look at ${move.name}.`);
+}
+
+async function initPuzzles() {
+  await loadGames();
+  $("puzzle-game").addEventListener("change", async () => { await fillPuzzleRules(); listPuzzles(); });
+  $("puzzle-rules").addEventListener("change", listPuzzles);
+  $("puzzle-grade").addEventListener("change", listPuzzles);
+  $("retry").addEventListener("click", retryPuzzle);
+  $("hint").addEventListener("click", hint);
+  $("next").addEventListener("click", () => {
+    const solved = solvedIds();
+    const next = [...$("puzzle-list").children].find((item) => !solved.has(Number(item.dataset.id)));
+    if (next) openPuzzle(Number(next.dataset.id));
+  });
+  await fillPuzzleRules();
+  await listPuzzles();
+  const first = $("puzzle-list").firstElementChild;
+  if (first) await openPuzzle(Number(first.dataset.id)); else document.body.dataset.ready = "true";
+}
+
+// -- the fairness report ---------------------------------------------------------------------
+
+function evidenceNode(value) {
+  if (Array.isArray(value) && value.length && value.every((row) => row && typeof row === "object" && !Array.isArray(row))) {
+    const table = document.createElement("table");
+    const columns = [...new Set(value.flatMap((row) => Object.keys(row)))];
+    table.innerHTML = `<tr>${columns.map((c) => `<th>${c}</th>`).join("")}</tr>`;
+    for (const row of value) {
+      const tr = document.createElement("tr");
+      for (const c of columns) {
+        const td = document.createElement("td");
+        td.textContent = row[c] === undefined ? "" : typeof row[c] === "object" ? JSON.stringify(row[c]) : row[c];
+        tr.appendChild(td);
+      }
+      table.appendChild(tr);
+    }
+    return table;
+  }
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const list = document.createElement("dl");
+    for (const [key, inner] of Object.entries(value)) {
+      const term = document.createElement("dt");
+      term.textContent = key;
+      const description = document.createElement("dd");
+      description.appendChild(evidenceNode(inner));
+      list.append(term, description);
+    }
+    return list;
+  }
+  const span = document.createElement("span");
+  span.textContent = Array.isArray(value) ? value.join(" ") : String(value);
+  return span;
+}
+
+async function initFairness() {
+  const report = await api("/api/fairness");
+  const box = $("claims");
+  if (!report.ok) { showError(report.data.error); document.body.dataset.ready = "true"; return; }
+  for (const claim of report.data.claims) {
+    const section = document.createElement("section");
+    section.className = "claim";
+    section.dataset.id = claim.id;
+    section.innerHTML = `<h2><span class="verdict ${claim.verdict}"></span> <code></code></h2><blockquote></blockquote><p class="summary"></p>`;
+    section.querySelector(".verdict").textContent = claim.verdict;
+    section.querySelector("code").textContent = claim.id;
+    section.querySelector("blockquote").textContent = claim.claim;
+    section.querySelector(".summary").textContent = claim.summary;
+    const details = document.createElement("details");
+    details.innerHTML = "<summary>Evidence</summary>";
+    details.appendChild(evidenceNode(claim.evidence));
+    section.appendChild(details);
+    box.appendChild(section);
+  }
+  for (const missing of report.data.not_checked || []) {
+    const item = document.createElement("p");
+    item.className = "note not-checked";
+    item.textContent = missing;
+    box.appendChild(item);
+  }
+  document.body.dataset.ready = "true";
+}
+
+const PAGES = { explorer: initExplorer, puzzles: initPuzzles, fairness: initFairness };
+PAGES[document.body.dataset.page]().catch((error) => showError(String(error)));

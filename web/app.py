@@ -26,7 +26,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line, is_missing_table
@@ -125,7 +125,7 @@ def create_app(db_path: str | Path) -> Starlette:
         yield
         jobs.close()
 
-    routes = [Route(path, page(name)) for path, name in PAGES.items()]
+    routes: list[BaseRoute] = [Route(path, page(name)) for path, name in PAGES.items()]
     routes += [
         Route("/api/games", _answering(lambda request: explorer.games())),
         Route("/api/probe", _answering(probe)),

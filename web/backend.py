@@ -146,7 +146,8 @@ class Explorer:
             if rules_object.game_name == "sparro":
                 table = store.table("sparro", rules_object.variant)
                 if table is None or table.status != "complete":
-                    raise NotInTable(f"sparro {rules_object.variant} is not solved in {self.db_path!r}")
+                    raise NotInTable(f"sparro {rules_object.variant} is not solved in {self.db_path!r}; run "
+                                     f"'tablebase solve sparro --variant {rules_object.variant}' or use --search")
                 if table.rules_version != RULES_VERSION or table.solver_version != SOLVER_VERSION:
                     raise StoreError(f"the sparro {rules_object.variant} table in {self.db_path!r} was made by "
                                      f"another version")

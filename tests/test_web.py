@@ -1,0 +1,471 @@
+"""The web explorer: its JSON API against the command line, and its pages in Chromium.
+
+The API answers are compared with what `tablebase probe/moves/puzzles ... --json` print
+for the same file; bad input must be a 400 carrying the command line's one-line message.
+The browser tests drive Debian's Chromium through Playwright: they click cells and
+compare the values shown with `probe`, undo, redo, reload permalinks, read the value
+history chart's data, solve and fail a puzzle, search a hex4 position and stop a search,
+and take the screenshots of docs/explorer.md. In CI (``CI`` set) a missing Chromium is a
+failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+import uvicorn
+from click.testing import CliRunner
+
+from tablebase.cli.main import main
+from tablebase.web.app import create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+DOCS_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "img"
+#: A nearly full hex4 position no table holds; the search proves a win in 9 for White.
+HEX4_POSITION = "WB.W/WBW.B/BBWBB./..B.B.W/.W.W../BWW.W/W.BB W"
+
+
+def cli(*args: str) -> Any:
+    result = CliRunner().invoke(main, list(args))
+    return result
+
+
+def cli_json(*args: str) -> Any:
+    result = cli(*args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def cli_error(*args: str) -> str:
+    """The one line the command line prints on stderr for a user error (without 'Error: ')."""
+    result = cli(*args)
+    assert result.exit_code != 0
+    line = result.stderr.strip()
+    assert "\n" not in line, line
+    return line.removeprefix("Error: ")
+
+
+@pytest.fixture(scope="session")
+def web_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Sparro standard, The Smallholder on limping2 (the five rulesets) and a few puzzles."""
+    path = str(tmp_path_factory.mktemp("web") / "web.sqlite")
+    for args in (("solve", "sparro", "--variant", "standard"),
+                 ("solve", "smallholder", "--board", "limping2", "--all-rulesets"),
+                 ("puzzles", "generate", "sparro", "--count", "3", "--min-depth", "3", "--seed", "3"),
+                 ("puzzles", "generate", "smallholder", "--board", "limping2", "--count", "2", "--min-depth", "3",
+                  "--seed", "2")):
+        result = cli(*args, "--db", path, "-s")
+        assert result.exit_code == 0, result.output
+    return Path(path)
+
+
+@pytest.fixture(scope="module")
+def client(web_db: Path) -> Iterator[Any]:
+    from starlette.testclient import TestClient
+
+    with TestClient(create_app(web_db)) as test_client:
+        yield test_client
+
+
+# -- the JSON API ------------------------------------------------------------------------------
+
+SPARRO_POSITIONS = ["............/......../....", "RBBRBR.BR.../......../....", "RRR.BB....../......../...."]
+SMALLHOLDER_POSITIONS = ["../.../..../... B", "B./.W./..../... B", ".W/B.B/..W./B.W B"]
+
+
+@pytest.mark.parametrize("position", SPARRO_POSITIONS)
+def test_probe_sparro_is_the_cli_json(client: Any, web_db: Path, position: str) -> None:
+    answer = client.get("/api/probe", params={"game": "sparro", "variant": "standard", "position": position})
+    assert answer.status_code == 200
+    assert answer.json() == cli_json("probe", "sparro", position, "--json", "--db", str(web_db))
+
+
+@pytest.mark.parametrize("position", SMALLHOLDER_POSITIONS)
+def test_probe_smallholder_is_the_cli_json(client: Any, web_db: Path, position: str) -> None:
+    params = {"game": "smallholder", "board": "limping2", "ruleset": "stymie", "position": position}
+    answer = client.get("/api/probe", params=params)
+    assert answer.status_code == 200
+    assert answer.json() == cli_json("probe", "smallholder", position, "--board", "limping2", "--ruleset",
+                                     "stymie", "--json", "--db", str(web_db))
+
+
+def test_probe_after_moves_is_the_probe_of_the_position_reached(client: Any, web_db: Path) -> None:
+    after = client.get("/api/probe", params={"game": "sparro", "after": "0a1 0b1,0c1"}).json()
+    assert after["position"].startswith("RB")
+    assert after == cli_json("probe", "sparro", after["position"], "--json", "--db", str(web_db))
+    moves = client.get("/api/moves", params={"game": "sparro", "after": "0a1 0b1,0c1"}).json()
+    assert moves["position"] == after["position"]
+
+
+def test_moves_are_the_cli_json(client: Any) -> None:
+    for game, params, args in (
+            ("sparro", {"position": "RRR.BB....../......../...."}, ["RRR.BB....../......../...."]),
+            ("smallholder", {"board": "limping2", "after": "a1 b2"}, ["--board", "limping2", "--after", "a1 b2"])):
+        answer = client.get("/api/moves", params={"game": game, **params})
+        assert answer.status_code == 200
+        assert answer.json() == cli_json("moves", game, *args, "--json")
+
+
+def test_svg_cells_carry_their_names(client: Any) -> None:
+    answer = client.get("/api/svg", params={"game": "smallholder", "board": "limping2"})
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/svg+xml")
+    for name in ("a1", "b3", "d3"):
+        assert f'class="cell" data-cell="{name}"' in answer.text
+
+
+def test_puzzles_are_the_cli_json(client: Any, web_db: Path) -> None:
+    listed = cli("puzzles", "list", "--json", "--db", str(web_db))
+    expected = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert client.get("/api/puzzles").json() == expected
+    sparro = client.get("/api/puzzles", params={"game": "sparro"}).json()
+    assert sparro == [p for p in expected if p["game"] == "sparro"] and sparro
+    one = client.get(f"/api/puzzles/{sparro[0]['id']}").json()
+    assert one == cli_json("puzzles", "show", str(sparro[0]["id"]), "--json", "--db", str(web_db))
+
+
+@pytest.mark.parametrize("params, cli_args", [
+    ({"game": "sparro", "position": "RRRR/..."}, ["probe", "sparro", "RRRR/..."]),
+    ({"game": "sparro", "position": "R" * 500}, ["probe", "sparro", "R" * 500]),
+    ({"game": "sparro", "position": "............/......../....", "variant": "extended"},
+     ["probe", "sparro", "............/......../....", "--variant", "extended"]),
+    ({"game": "smallholder", "position": "../.../..../... X"}, ["probe", "smallholder", "../.../..../... X"]),
+    ({"game": "smallholder", "board": "hex9"}, ["probe", "smallholder", "--board", "hex9"]),
+    ({"game": "smallholder", "board": "limping2", "rules": "capture=sometimes"},
+     ["probe", "smallholder", "--board", "limping2", "--rules", "capture=sometimes"]),
+    ({"game": "smallholder", "board": "limping2", "after": "a1 a1"},
+     ["moves", "smallholder", "--board", "limping2", "--after", "a1 a1"]),
+])
+def test_bad_input_is_a_400_with_the_cli_message(client: Any, web_db: Path, params: dict[str, str],
+                                                 cli_args: list[str]) -> None:
+    endpoint = "/api/moves" if cli_args[0] == "moves" else "/api/probe"
+    answer = client.get(endpoint, params=params)
+    assert answer.status_code == 400
+    expected = cli_error(*cli_args, *(["--db", str(web_db)] if cli_args[0] == "probe" else []))
+    # the web names the file as it was given to the server, which is the path the CLI got here
+    assert answer.json()["error"] == expected
+
+
+@pytest.mark.parametrize("url", [
+    "/api/probe", "/api/probe?game=chess", "/api/probe?game=sparro&colour=red",
+    "/api/probe?game=sparro&variant=huge", "/api/probe?game=sparro&after=9z9",
+    "/api/probe?game=sparro&after=0a1,0a1", "/api/probe?game=sparro&position=%00%ff",
+    "/api/moves?game=smallholder&board=limping2&position=B./.../..../... B",
+    "/api/svg?game=sparro&position=x", "/api/puzzles?grade=hard", "/api/puzzles/x", "/api/puzzles/999",
+    "/api/probe?game=smallholder&board=hex4",
+])
+def test_bad_requests_are_400_never_500(client: Any, url: str) -> None:
+    answer = client.get(url)
+    assert answer.status_code == 400, answer.text
+    message = answer.json()["error"]
+    assert message and "\n" not in message and "Traceback" not in message
+
+
+def test_missing_table_is_flagged_for_a_search(client: Any) -> None:
+    answer = client.get("/api/probe", params={"game": "smallholder", "position": HEX4_POSITION})
+    assert answer.status_code == 400 and answer.json()["missing_table"] is True
+    bad = client.get("/api/probe", params={"game": "sparro", "position": "x"})
+    assert bad.json()["missing_table"] is False
+
+
+def poll_job(client: Any, job: str, timeout: float = 120.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = client.get(f"/api/search/{job}").json()
+        if state["status"] != "searching":
+            return state
+        time.sleep(0.2)
+    raise AssertionError(f"search job {job} still running after {timeout} s")
+
+
+def test_background_search_answers_as_probe_search(client: Any, web_db: Path) -> None:
+    started = client.post("/api/search", params={"game": "smallholder", "position": HEX4_POSITION})
+    assert started.status_code == 200 and started.json()["status"] == "searching"
+    state = poll_job(client, started.json()["job"])
+    assert state["status"] == "done"
+    assert state["answer"] == cli_json("probe", "smallholder", HEX4_POSITION, "--search", "--json")
+    assert state["answer"]["value"] == "win" and state["answer"]["remoteness"] == 9
+
+
+def test_background_search_stops(client: Any) -> None:
+    started = client.post("/api/search", params={"game": "smallholder", "board": "hex4"}).json()
+    time.sleep(0.5)
+    stopped = client.delete(f"/api/search/{started['job']}").json()
+    assert stopped["status"] == "stopped"
+    assert client.get(f"/api/search/{started['job']}").json()["status"] == "stopped"
+    assert client.get("/api/search/12345").status_code == 404
+
+
+def test_background_search_refuses_bad_positions_at_once(client: Any) -> None:
+    answer = client.post("/api/search", params={"game": "smallholder", "position": "nonsense"})
+    assert answer.status_code == 400 and "nonsense" in answer.json()["error"]
+
+
+# -- a real server ---------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(web_db: Path) -> Iterator[str]:
+    """The explorer on a loopback port, in a thread of this process."""
+    port = free_port()
+    config = uvicorn.Config(create_app(web_db), host="127.0.0.1", port=port, log_level="warning")
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not running.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    running.should_exit = True
+    thread.join(10)
+
+
+@pytest.mark.slow
+def test_many_readers_while_a_solve_writes(server: str, web_db: Path) -> None:
+    """Eight clients probe at once while `solve` writes another table into the same file."""
+    expected = {p: cli_json("probe", "sparro", p, "--json", "--db", str(web_db)) for p in SPARRO_POSITIONS}
+    solve = subprocess.Popen([sys.executable, "-c", "from tablebase.cli.main import main; main()", "solve",
+                              "sparro", "--variant", "extended", "--db", str(web_db), "-s"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)  # the solve is writing tiers now
+
+        def reader(i: int) -> list[tuple[int, Any]]:
+            with httpx.Client(base_url=server, timeout=30) as http:
+                out = []
+                for j in range(25):
+                    position = SPARRO_POSITIONS[(i + j) % len(SPARRO_POSITIONS)]
+                    answer = http.get("/api/probe", params={"game": "sparro", "position": position})
+                    out.append((answer.status_code, answer.json()))
+                return out
+
+        with ThreadPoolExecutor(8) as pool:
+            results = [r for chunk in pool.map(reader, range(8)) for r in chunk]
+        assert solve.poll() is None, "the solve ended before the readers did; the test proves nothing"
+    finally:
+        solve.terminate()
+        solve.wait(30)
+    assert len(results) == 200
+    assert all(status == 200 for status, _ in results), [r for r in results if r[0] != 200][:2]
+    for _, answer in results:
+        assert answer == expected[answer["position"]]
+
+
+# -- the pages in Chromium -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing in CI: .ci/run installs it with apt-get")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert not errors, errors
+
+
+def open_page(page: Any, server: str, path: str, **params: str) -> None:
+    page.goto(f"{server}{path}" + (f"?{urlencode(params)}" if params else ""))
+    wait_ready(page)
+
+
+def wait_ready(page: Any) -> None:
+    page.wait_for_selector("body[data-ready=true]", timeout=30_000)
+
+
+def after_click(page: Any, selector: str) -> None:
+    """Click, then wait until the page has drawn the new state."""
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.click(selector)
+    wait_ready(page)
+
+
+def shown_cells(page: Any) -> dict[str, tuple[str, int | None]]:
+    """Each legal cell's value and remoteness as the board shows them."""
+    cells = page.eval_on_selector_all(
+        "#picture .legal", "els => els.map(e => [e.dataset.move, e.dataset.value, e.dataset.remoteness])")
+    return {name: (value, int(plies) if plies != "" else None) for name, value, plies in cells}
+
+
+def probe_cells(answer: dict[str, Any]) -> dict[str, tuple[str, int | None]]:
+    return {m["name"]: (m["value"], m["remoteness"]) for m in answer["moves"]}
+
+
+def shown_move_list(page: Any) -> list[str]:
+    return page.eval_on_selector_all("#moves tbody tr", "rows => rows.map(r => r.dataset.move)")
+
+
+@pytest.mark.slow
+def test_board_shows_the_probe_and_plays_clicked_cells(page: Any, server: str, web_db: Path) -> None:
+    db = ["--db", str(web_db)]
+    open_page(page, server, "/", game="sparro", variant="standard")
+    start = cli_json("probe", "sparro", "--json", *db)
+    assert shown_cells(page) == probe_cells(start)
+    assert shown_move_list(page) == [m["name"] for m in start["moves"]]
+    assert "Red to move: win in 21" in page.inner_text("#status")
+
+    after_click(page, '#picture .legal[data-move="0a1"]')
+    assert "moves=0a1" in page.url
+    first = cli_json("probe", "sparro", "R.........../......../....", "--json", *db)
+    assert page.input_value("#position") == first["position"]
+    assert shown_cells(page) == probe_cells(first)
+
+    after_click(page, f'#picture .legal[data-move="{first["moves"][-1]["name"]}"]')
+    second_position = page.input_value("#position")
+    second = cli_json("probe", "sparro", second_position, "--json", *db)
+    assert shown_cells(page) == probe_cells(second)
+
+    after_click(page, "#undo")
+    assert page.input_value("#position") == first["position"] and shown_cells(page) == probe_cells(first)
+    assert page.url.endswith("moves=0a1")
+    after_click(page, "#redo")
+    assert page.input_value("#position") == second_position
+
+    # the permalink: a reload and a fresh tab show the same game
+    link = page.url
+    page.reload()
+    wait_ready(page)
+    assert page.input_value("#position") == second_position
+    assert len(page.query_selector_all("#played li")) == 2
+    page.go_back()
+    wait_ready(page)
+    assert page.input_value("#position") == first["position"]
+
+    page.goto(link)
+    wait_ready(page)
+    after_click(page, "#best")
+    best = second["moves"][0]["name"]
+    assert page.url.endswith(f"moves=0a1%2C{first['moves'][-1]['name']}%2C{best}") or page.url.endswith(
+        f"moves=0a1,{first['moves'][-1]['name']},{best}")
+    DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(DOCS_IMAGES / "explorer-sparro.png"))
+
+
+@pytest.mark.slow
+def test_position_box_sets_a_position(page: Any, server: str, web_db: Path) -> None:
+    open_page(page, server, "/", game="sparro")
+    page.fill("#position", "RBBRBR.BR.../......../....")
+    after_click(page, "#set-position")
+    expected = cli_json("probe", "sparro", "RBBRBR.BR.../......../....", "--json", "--db", str(web_db))
+    assert shown_cells(page) == probe_cells(expected)
+    assert "position=RBBRBR.BR" in page.url
+    page.fill("#position", "not a position")
+    page.click("#set-position")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error") == cli_error("probe", "sparro", "not a position", "--db", str(web_db))
+
+
+@pytest.mark.slow
+def test_value_history_marks_the_moves_that_changed_the_value(page: Any, server: str, web_db: Path) -> None:
+    db = ["--db", str(web_db), "--board", "limping2"]
+    # a1 throws Black's win away; b2 (White's slowest loss) hands it back
+    open_page(page, server, "/", game="smallholder", board="limping2", ruleset="nibbler", moves="a1,b2")
+    points = json.loads(page.get_attribute("#chart", "data-points"))
+    positions = ["../.../..../... B", "B./.../..../... W", "B./.W./..../... B"]
+    probes = [cli_json("probe", "smallholder", p, "--json", *db) for p in positions]
+    assert [p["position"] for p in points] == positions
+    # values for the first player (Black): win, loss (White to move wins), win
+    for point, answer in zip(points, probes):
+        for_black = answer["value"] if answer["to_move"] == "B" else {"win": "loss", "loss": "win"}[answer["value"]]
+        assert (point["value"], point["remoteness"]) == (for_black, answer["remoteness"])
+    assert [p["changed"] for p in points] == [False, True, True]
+    dots = page.eval_on_selector_all("#chart .point", "els => els.map(e => [e.dataset.ply, e.dataset.changed])")
+    assert dots == [["0", "false"], ["1", "true"], ["2", "true"]]
+    assert len(page.query_selector_all("#chart .changed-ring")) == 2
+    a1 = next(m for m in probes[0]["moves"] if m["name"] == "a1")
+    assert f"(win in {probes[0]['remoteness']} -> loss in {a1['remoteness']})" in page.inner_text("#played")
+    page.screenshot(path=str(DOCS_IMAGES / "explorer-smallholder.png"), full_page=True)
+
+
+@pytest.mark.slow
+def test_hex4_positions_are_searched_in_the_background(page: Any, server: str) -> None:
+    open_page(page, server, "/", game="smallholder", board="hex4", position=HEX4_POSITION)
+    assert "No table holds this position" in page.inner_text("#status")
+    page.wait_for_function("document.getElementById('search-status').textContent.startsWith('search:')",
+                           timeout=120_000)
+    expected = cli_json("probe", "smallholder", HEX4_POSITION, "--search", "--json")
+    assert page.inner_text("#search-status").startswith("search: win in 9")
+    wait_ready(page)
+    page.wait_for_function("document.querySelectorAll('#picture .legal.win').length > 0")
+    assert shown_cells(page) == probe_cells(expected)
+
+    open_page(page, server, "/", game="smallholder", board="hex4")
+    page.wait_for_selector("#search-stop:not([hidden])")
+    assert page.inner_text("#search-status").startswith("searching...")
+    page.click("#search-stop")
+    assert page.inner_text("#search-status") == "search stopped: unknown"
+
+
+@pytest.mark.slow
+def test_puzzle_trainer_fails_retries_hints_and_solves(page: Any, server: str, web_db: Path) -> None:
+    puzzle = cli_json("puzzles", "list", "--game", "sparro", "--limit", "1", "--json", "--db", str(web_db))
+    shown = cli_json("puzzles", "show", str(puzzle["id"]), "--json", "--db", str(web_db))
+    open_page(page, server, "/puzzles")
+    page.select_option("#puzzle-game", "sparro")
+    page.wait_for_selector(f'#puzzle-list li[data-id="{puzzle["id"]}"]')
+    after_click(page, f'#puzzle-list li[data-id="{puzzle["id"]}"]')
+    assert f"win within {puzzle['depth']} plies" in page.inner_text("#puzzle-task")
+    assert page.get_attribute("#picture", "data-position") == puzzle["position"]
+    right = shown["tree"][puzzle["position"]]
+    answer = cli_json("probe", "sparro", puzzle["position"], "--json", "--db", str(web_db))
+    wrong = next(m for m in answer["moves"] if m["cell"] != right)
+
+    page.click(f'#picture .legal[data-move="{wrong["name"]}"]')
+    page.wait_for_selector(".feedback.wrong")
+    assert page.inner_text("#feedback").startswith(f"Wrong: {wrong['name']} is a {wrong['value']}")
+    assert page.inner_text("#refutation").startswith(f"Refutation: {wrong['name']} ")
+    page.click("#retry")
+    assert page.inner_text("#feedback") == ""
+
+    page.click("#hint")
+    right_name = next(m["name"] for m in answer["moves"] if m["cell"] == right)
+    assert page.get_attribute(f'#picture .legal[data-move="{right_name}"]', "class").split().count("hint") == 1
+
+    for _ in range(puzzle["depth"]):  # play the solution tree's move in each position reached
+        position = page.get_attribute("#picture", "data-position")
+        if "Solved" in page.inner_text("#feedback"):
+            break
+        move = shown["tree"][position]
+        names = cli_json("moves", "sparro", position, "--json")["moves"]
+        name = next(m["name"] for m in names if m["cell"] == move)
+        after_click(page, f'#picture .legal[data-move="{name}"]')
+    assert "Solved!" in page.inner_text("#feedback")
+    assert page.inner_text("#solved-count") == "1"
+    assert json.loads(page.evaluate("localStorage.getItem('tablebase-solved-puzzles')")) == [puzzle["id"]]
+    page.screenshot(path=str(DOCS_IMAGES / "puzzles.png"))

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tablebase.cli.main import main
-from tablebase.db.store import TablebaseStore
+from tablebase.db.store import TABLE_COLUMNS, TablebaseStore, record_checksum
 
 TIER = 15  # the largest standard tier: about an eighth of the table, so a sample finds it
 
@@ -131,8 +131,11 @@ def test_wrong_values_with_fresh_checksums_are_detected(db: Path) -> None:
 
 
 def test_another_version_is_reported(db: Path) -> None:
-    with sqlite3.connect(db) as conn:
+    with sqlite3.connect(db) as conn:  # a table as another version would have written it: a fitting checksum
         conn.execute("UPDATE solved_tables SET solver_version = 'tiered-0'")
+        for row in conn.execute(f"SELECT {', '.join(TABLE_COLUMNS)} FROM solved_tables").fetchall():
+            conn.execute("UPDATE solved_tables SET record_checksum = ? WHERE id = ?",
+                         (record_checksum("solved_tables", row), row[0]))
     conn.close()
     result = run("--db", str(db), "--sample", "5")
     assert_clean_failure(result)

@@ -17,7 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.db.store import BLOCK_SIZE, SCHEMA_VERSION, StoreError, TablebaseStore, table_checksum, tier_checksum
+from tablebase.db.store import (
+    BLOCK_SIZE,
+    SCHEMA_VERSION,
+    StoreError,
+    TablebaseStore,
+    block_checksum,
+    table_checksum,
+    tier_checksum,
+)
 
 DTYPE = "u1"
 #: Positions per synthetic tier: tier t has TIER_SIZES[t], a few spanning several blocks.
@@ -111,7 +119,13 @@ def test_changed_payload_fails_its_checksum(db: Path) -> None:
     ("positions", 1 << 40, "bad position count"),  # must not try to allocate that much
 ])
 def test_corrupt_block_is_a_store_error(db: Path, column: str, value: object, message: str) -> None:
+    """With the block's checksum refreshed to fit, so that the decoding checks must catch it."""
     tamper(db, f"UPDATE blocks SET {column} = ? WHERE tier = 3 AND block = 1", (value,))
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT table_id, tier, block, first_key, positions, keys, payload FROM blocks "
+                           "WHERE tier = 3 AND block = 1").fetchone()
+        conn.execute("UPDATE blocks SET checksum = ? WHERE tier = 3 AND block = 1", (block_checksum(*row),))
+    conn.close()
     with TablebaseStore(db) as store:
         info = store.table("g", "r")
         with pytest.raises(StoreError, match=message):

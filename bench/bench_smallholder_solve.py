@@ -29,7 +29,7 @@ def solve_in_child(db: Path, board: str, rulesets: list[str]) -> dict:
     """Solve the rulesets into ``db`` in a fresh process; its totals and peak RSS."""
     code = (
         "import json, resource, sys, time\n"
-        "from tablebase.cli.smallholder import solve_into\n"
+        "from tablebase.service.smallholder import solve_into\n"
         "from tablebase.db.store import TablebaseStore\n"
         "from tablebase.games.smallholder import parse_rules\n"
         "t = time.perf_counter()\n"
@@ -49,7 +49,7 @@ def solve_in_child(db: Path, board: str, rulesets: list[str]) -> dict:
 
 def check_search(db: Path, board: str, ruleset: str, count: int) -> dict:
     """The bounded search against the stored table on random reachable positions."""
-    from tablebase.cli.smallholder import _stored_lookup
+    from tablebase.service.smallholder import stored_lookup
     from tablebase.db.store import TablebaseStore
     from tablebase.games.smallholder import Smallholder
     from tablebase.solver.smallholder_search import LocalSearch
@@ -59,7 +59,7 @@ def check_search(db: Path, board: str, ruleset: str, count: int) -> dict:
     checked = unknown = 0
     started = time.perf_counter()
     with TablebaseStore(db) as store:
-        lookup = _stored_lookup(store, str(db), game)
+        lookup = stored_lookup(store, game)
         while checked < count:
             pos = game.start()
             for _ in range(rng.randint(8, 16)):

@@ -23,7 +23,7 @@ VARIANTS = ("standard", "extended", "extended-unrestricted")
 def solve_in_child(db: Path, variant: str) -> dict:
     code = (
         "import json, resource, sys, time\n"
-        "from tablebase.cli.sparro import solve_into\n"
+        "from tablebase.service.sparro import solve_into\n"
         "from tablebase.db.store import TablebaseStore\n"
         "t = time.perf_counter()\n"
         f"with TablebaseStore({str(db)!r}, create=True) as s: info = solve_into(s, {variant!r}, progress=False)\n"
@@ -35,7 +35,7 @@ def solve_in_child(db: Path, variant: str) -> dict:
 
 
 def probe_timings(db: Path) -> dict:
-    from tablebase.cli.sparro import table_lookup
+    from tablebase.service.sparro import table_lookup
     from tablebase.db.store import TablebaseStore
     from tablebase.games.sparro import Sparro
     from tablebase.cli.app import BATCH_SIZE

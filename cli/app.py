@@ -1,9 +1,10 @@
 """The `tablebase` click group, its per-verb subgroups, and what every command shares.
 
 Each verb that works on a game (`show`, `moves`, ...) is a group with one subcommand
-per game, registered by `cli/sparro.py` and `cli/smallholder.py`. Domain errors
-(`ValueError` subclasses raised by the rules engines, the solver and the database
-layer) become a one-line message on stderr and exit status 1 here, in one place.
+per game, registered by `cli/sparro.py` and `cli/smallholder.py`. The service's user
+errors (`service.errors.USER_ERRORS`: bad notation, illegal moves, storage problems,
+requests it cannot serve) become a one-line message on stderr and exit status 1 here,
+in one place. Progress events of long work are drawn on stderr by `progress_printer`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from typing import Any, Callable
 
 import click
 
-from tablebase.db.store import StoreError
-from tablebase.games.base import NotationError
-from tablebase.solver.probe import NotInTable
+from tablebase.service.errors import USER_ERRORS, NotationError, NotInTable
+from tablebase.service.progress import Progress, ProgressEvent
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -32,7 +32,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (NotationError, StoreError, NotInTable) as exc:
+        except USER_ERRORS as exc:
             raise TablebaseError(str(exc)) from None
 
 
@@ -77,6 +77,36 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (
 def show_progress(silent: bool) -> bool:
     """Progress goes to stderr, only when it is a terminal and not silenced."""
     return not silent and sys.stderr.isatty()
+
+
+class ProgressLine:
+    """Draws progress events as one status line per task on stderr, rewritten in place."""
+
+    def __init__(self) -> None:
+        self.task: str | None = None
+        self.width = 0
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if self.task is not None and event.task != self.task:
+            click.echo(err=True)
+            self.width = 0
+        self.task = event.task
+        line = str(event)
+        click.echo("\r" + line.ljust(self.width), err=True, nl=False)
+        self.width = len(line)
+        if event.total and event.done == event.total:
+            self.end()
+
+    def end(self) -> None:
+        if self.width:
+            click.echo(err=True)
+        self.task, self.width = None, 0
+
+
+def progress_printer(silent: bool) -> Progress | None:
+    """The progress callback for a command: a status line on stderr when it is a
+    terminal and not silenced, else none."""
+    return ProgressLine() if show_progress(silent) else None
 
 
 #: Positions read from stdin per call of a batched answer function.
@@ -142,3 +172,14 @@ def answer_positions(position: str, answer: Answer, as_json: bool, as_text: Call
     flush()
     if failures:
         raise TablebaseError(f"{failures} position(s) in the batch could not be answered")
+
+
+def probe_text(answer: dict) -> str:
+    """One line per probed position: its value, then every move's, best first."""
+
+    def value(item: dict, joint: str = " ") -> str:
+        return item["value"] + ("" if item["remoteness"] is None else f"{joint}{item['remoteness']}")
+
+    head = f"{answer['position']}: {answer['to_move']} to move, {value(answer, ' in ')}"
+    moves_part = ", ".join(f"{m['name']} {value(m)}" for m in answer["moves"])
+    return head + (f"; moves: {moves_part}" if moves_part else "")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from html import escape
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,49 +16,25 @@ from tablebase.cli.app import (
     db_option,
     json_option,
     main,
-    show_progress,
+    progress_printer,
     silent_option,
 )
-from tablebase.cli.pictures import smallholder_svg, sparro_svg
-from tablebase.cli.smallholder import describe, game_for_rules_name, solved_lookup
-from tablebase.cli.sparro import render, solve_into, table_lookup
-from tablebase.db.puzzles import PuzzleStore, StoredPuzzle
-from tablebase.db.store import TablebaseStore
-from tablebase.games.base import WIN, NotationError
-from tablebase.games.smallholder import DEFAULT_RULESET, Smallholder, parse_rules
-from tablebase.games.sparro import VARIANTS, Sparro
-from tablebase.solver.probe import Lookup, probe
-from tablebase.solver.puzzles import generate
+from tablebase.service.files import open_store
+from tablebase.games.smallholder import DEFAULT_RULESET
+from tablebase.games.sparro import VARIANTS
+from tablebase.service import puzzles as service
+from tablebase.service.errors import NotationError
+from tablebase.service.games import GAMES as REGISTRY, describe
+from tablebase.service.play import Match
 
-GAMES = ("sparro", "smallholder")
-TSV_COLUMNS = ("id", "game", "rules", "position", "solution", "depth", "grade")
+GAMES = tuple(REGISTRY)
 SIDE_NAMES = {"R": "Red", "B": "Black", "W": "White"}
 
 
-def rules_label(game: str, variant: str, ruleset: str, board: str) -> str:
-    """How a puzzle records its rules: the Sparro variant, or the Smallholder ruleset@board."""
-    return variant if game == "sparro" else Smallholder(board, parse_rules(ruleset)).rules_name
-
-
-def rules_object(game: str, label: str) -> Any:
-    """The rules object of a recorded rules label."""
-    return Sparro(label) if game == "sparro" else game_for_rules_name(label)
-
-
-def game_and_lookup(store: TablebaseStore, game: str, label: str, progress: bool) -> tuple[Any, Lookup]:
-    """The rules object and a table lookup for recorded rules, solving the table if needed."""
-    rules = rules_object(game, label)
-    if game == "sparro":
-        return rules, table_lookup(store, solve_into(store, label, progress))
-    return rules, solved_lookup(store, rules, progress)
-
-
-def draw_text(game: Any, pos: Any) -> str:
-    return render(game, pos) if isinstance(game, Sparro) else describe(game, pos)
-
-
-def draw_svg(game: Any, pos: Any) -> str:
-    return sparro_svg(game, pos) if isinstance(game, Sparro) else smallholder_svg(game, pos)
+def _options(game: str, variant: str, ruleset: str, board: str) -> dict[str, Any]:
+    """The rules options of the command line that apply to ``game``."""
+    given = {"variant": variant, "ruleset": ruleset, "board": board}
+    return {name: value for name, value in given.items() if name in describe(game).options}
 
 
 @main.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
@@ -107,17 +81,14 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
     """
     if min_depth > max_depth:
         raise TablebaseError(f"--min-depth {min_depth} is more than --max-depth {max_depth}")
-    label = rules_label(game, variant, ruleset, board)
-    choice = f"--variant {variant}" if game == "sparro" else f"--ruleset {ruleset} --board {board}"
+    options = _options(game, variant, ruleset, board)
+    label = service.rules_label(game, **options)
+    choice = " ".join(f"--{name} {value}" for name, value in options.items())
     source = (f"tablebase puzzles generate {game} {choice} --count {count} --min-depth {min_depth} "
               f"--max-depth {max_depth} --seed {seed}")
-    with TablebaseStore(db_path, create=True) as store:
-        rules, lookup = game_and_lookup(store, game, label, show_progress(silent))
-        library = PuzzleStore(store)
-        found = list(generate(rules, lookup, count, min_depth, max_depth, seed,
-                              exclude=library.keys(game, label), max_games=max_games))
-        ids = library.add_all([{"game": game, "rules": label, "source": source, **asdict(p)} for p in found])
-        stored = [library.get(i) for i in ids if i is not None]
+    with open_store(db_path, create=True) as store:
+        stored = service.generate_into(store, game, label, count, min_depth, max_depth, seed, max_games, source,
+                                       progress_printer(silent))
     for puzzle in stored:
         click.echo(json.dumps(puzzle.as_json()) if as_json else
                    f"#{puzzle.id}  depth {puzzle.depth:2d}  grade {puzzle.grade}  {puzzle.position}")
@@ -149,8 +120,8 @@ Example:
 def list_command(game: str | None, rules: str | None, min_depth: int | None, max_depth: int | None,
                  grade: int | None, limit: int | None, db_path: str, as_json: bool) -> None:
     """List stored puzzles: id, game, rules, depth, grade, position."""
-    with TablebaseStore(db_path) as store:
-        found = PuzzleStore(store).find(game, rules, min_depth, max_depth, grade, limit)
+    with open_store(db_path) as store:
+        found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
     for p in found:
         click.echo(json.dumps(p.as_json()) if as_json else
                    f"#{p.id}\t{p.game}\t{p.rules}\tdepth {p.depth}\tgrade {p.grade}\t{p.position}")
@@ -165,26 +136,19 @@ Example:
 @json_option
 def show_command(puzzle_id: int, db_path: str, as_json: bool) -> None:
     """Show a puzzle: the position, whose turn, and its solution (main line)."""
-    with TablebaseStore(db_path) as store:
-        puzzle = PuzzleStore(store).get(puzzle_id)
+    with open_store(db_path) as store:
+        puzzle = service.get(store, puzzle_id)
     if as_json:
         click.echo(json.dumps({**puzzle.as_json(), "tree": puzzle.tree}))
         return
-    game = rules_object(puzzle.game, puzzle.rules)
+    description = describe(puzzle.game)
+    game = description.rules(puzzle.rules)
     pos = game.parse(puzzle.position)
     click.echo(f"Puzzle #{puzzle.id} ({puzzle.game} {puzzle.rules}, grade {puzzle.grade}): "
                f"{SIDE_NAMES[game.to_move(pos)]} to move and win within {puzzle.depth} plies.")
-    click.echo(draw_text(game, pos))
-    names = [game.move_name(m) for m in puzzle.main_line]
-    click.echo("solution: " + " ".join(names))
+    click.echo(description.text(game, pos))
+    click.echo("solution: " + " ".join(service.solution_names(puzzle)))
     click.echo(f"({len(puzzle.tree)} positions in the solution tree; every defence is covered)")
-
-
-def export_tsv(found: list[StoredPuzzle]) -> str:
-    rows = ["\t".join(TSV_COLUMNS)]
-    rows += ["\t".join([str(p.id), p.game, p.rules, p.position, " ".join(map(str, p.main_line)), str(p.depth),
-                        str(p.grade)]) for p in found]
-    return "\n".join(rows) + "\n"
 
 
 @puzzles.command("export", epilog="""\b
@@ -200,9 +164,9 @@ def export_command(game: str | None, rules: str | None, min_depth: int | None, m
                    grade: int | None, limit: int | None, fmt: str, output: str | None, db_path: str) -> None:
     """Export puzzles as tab-separated text (columns: id, game, rules, position,
     solution as cell indices, depth, grade) or as an HTML sheet with pictures."""
-    with TablebaseStore(db_path) as store:
-        found = PuzzleStore(store).find(game, rules, min_depth, max_depth, grade, limit)
-    text = export_tsv(found) if fmt == "tsv" else export_html(found)
+    with open_store(db_path) as store:
+        found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
+    text = service.export_tsv(found) if fmt == "tsv" else service.export_html(found)
     if output:
         Path(output).write_text(text)
         click.echo(f"wrote {len(found)} puzzles to {output}", err=True)
@@ -210,57 +174,32 @@ def export_command(game: str | None, rules: str | None, min_depth: int | None, m
         click.echo(text, nl=False)
 
 
-def export_html(found: list[StoredPuzzle]) -> str:
-    parts = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'><title>tablebase puzzles</title>",
-             "<style>body{font-family:sans-serif} .puzzle{display:inline-block;width:380px;margin:12px;"
-             "vertical-align:top} .solution{color:#777;font-size:small}</style></head><body>",
-             "<h1>Puzzles</h1>"]
-    for p in found:
-        game = rules_object(p.game, p.rules)
-        pos = game.parse(p.position)
-        solution = " ".join(game.move_name(m) for m in p.main_line)
-        parts.append(f"<div class='puzzle'><h3>#{p.id}: {SIDE_NAMES[game.to_move(pos)]} to move, win within "
-                     f"{p.depth} plies (grade {p.grade})</h3>{draw_svg(game, pos)}"
-                     f"<p><code>{escape(p.position)}</code> ({escape(p.game)} {escape(p.rules)})</p>"
-                     f"<p class='solution'>Solution: {escape(solution)}</p></div>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
-
-
-def _play(game: Any, pos: Any, lookup: Lookup, human: str, expected: dict[str, int] | None) -> bool:
-    """Play from ``pos``: the user moves for ``human``, the table answers with the best
-    move. With ``expected`` (a puzzle's tree) each user move is judged at once.
-    Returns True if the user won."""
-    while game.terminal_value(pos) is None:
-        click.echo(draw_text(game, pos))
-        if game.to_move(pos) != human:
-            answer = probe(game, pos, lookup)
-            reply = answer.moves[0]
+def _play(match: Match) -> bool:
+    """Play a match: the user enters moves, the table answers. Returns True if the user won."""
+    description = describe(match.game.game_name)
+    while not match.over:
+        click.echo(description.text(match.game, match.pos))
+        if not match.users_turn:
+            reply = match.reply()
             click.echo(f"-> {reply.name} ({reply.outcome.name} for it in {reply.outcome.remoteness})")
-            pos = game.play(pos, reply.cell)
             continue
         text = click.prompt("your move (name or index, 'q' to quit)")
         if text.strip().lower() in ("q", "quit"):
             return False
         try:
-            move = game.parse_move(text)
-            after = game.play(pos, move)
+            judgement = match.move(text)
         except (NotationError, ValueError) as exc:
             click.echo(f"not a legal move: {exc}")
             continue
-        if expected is not None:
-            right = expected.get(game.format(pos)) == move
-            click.echo("right!" if right else "wrong: that move does not win in time. The solution was "
-                       f"{game.move_name(expected[game.format(pos)])}.")
-            if not right:
-                return False
-        else:
-            outcome = next(m.outcome for m in probe(game, pos, lookup).moves if m.cell == move)
-            click.echo(f"{game.move_name(move)}: {outcome.name} in {outcome.remoteness}")
-        pos = after
-    click.echo(draw_text(game, pos))
-    side_to_move_wins = game.terminal_value(pos) == WIN
-    return side_to_move_wins == (game.to_move(pos) == human)
+        if judgement.right is not None:
+            click.echo("right!" if judgement.right else "wrong: that move does not win in time. The solution was "
+                       f"{judgement.solution}.")
+        elif judgement.outcome is not None:
+            click.echo(f"{judgement.name}: {judgement.outcome.name} in {judgement.outcome.remoteness}")
+    if match.failed:
+        return False
+    click.echo(description.text(match.game, match.pos))
+    return match.user_won
 
 
 @puzzles.command("play", epilog="""\b
@@ -270,12 +209,12 @@ Example:
 @db_option
 def play_puzzle(puzzle_id: int, db_path: str) -> None:
     """Solve a puzzle interactively: enter moves, the table defends; each move is judged."""
-    with TablebaseStore(db_path) as store:
-        puzzle = PuzzleStore(store).get(puzzle_id)
-        game, lookup = game_and_lookup(store, puzzle.game, puzzle.rules, progress=False)
+    with open_store(db_path) as store:
+        puzzle = service.get(store, puzzle_id)
+        game, lookup = service.game_and_lookup(store, puzzle.game, puzzle.rules)
         pos = game.parse(puzzle.position)
         click.echo(f"Puzzle #{puzzle.id}: win within {puzzle.depth} plies.")
-        solved = _play(game, pos, lookup, game.to_move(pos), puzzle.tree)
+        solved = _play(Match(game, pos, lookup, game.to_move(pos), puzzle.tree))
     click.echo("solved!" if solved else "not solved.")
     if not solved:
         sys.exit(1)
@@ -301,11 +240,12 @@ def play_command(game: str, position: str | None, variant: str, ruleset: str, bo
     After each of your moves the toolkit says what it is worth (win, loss or draw for
     you, and in how many plies); the perfect player answers with its best move.
     """
-    with TablebaseStore(db_path, create=True) as store:
-        rules, lookup = game_and_lookup(store, game, rules_label(game, variant, ruleset, board), show_progress(False))
+    with open_store(db_path, create=True) as store:
+        label = service.rules_label(game, **_options(game, variant, ruleset, board))
+        rules, lookup = service.game_and_lookup(store, game, label)
         pos = rules.parse(position) if position else rules.start()
         you = side or rules.to_move(pos)
-        if you not in ("R", "B") if game == "sparro" else you not in ("B", "W"):
+        if you not in describe(game).colours:
             raise TablebaseError(f"--as {you} is not a colour of {game}")
-        won = _play(rules, pos, lookup, you, None)
+        won = _play(Match(rules, pos, lookup, you))
     click.echo("you win!" if won else "the perfect player wins.")

@@ -648,6 +648,13 @@ class TablebaseStore:
     def size_bytes(self) -> int:
         return self.path.stat().st_size if self.path.exists() else 0
 
+    @_sql_errors
+    def table_bytes(self) -> dict[int, int]:
+        """Bytes of stored blocks (keys and payload) per table id."""
+        rows = self.db.execute("SELECT table_id, sum(length(keys) + length(payload)) FROM blocks "
+                               "GROUP BY table_id").fetchall()
+        return {int(table_id): int(size or 0) for table_id, size in rows}
+
     # -- integrity ---------------------------------------------------------------
 
     @_sql_errors

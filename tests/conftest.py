@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.cli.sparro import solve_into
+from tablebase.service.sparro import solve_into
 from tablebase.db.store import TablebaseStore
 from tablebase.games.sparro import VARIANTS
 

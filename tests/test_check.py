@@ -212,7 +212,7 @@ def test_random_byte_flips_never_crash(db: Path, seed: int) -> None:
 
 def test_smallholder_tables_are_checked(tmp_path: Path) -> None:
     """A solved Smallholder table passes; its values flipped (checksums refreshed) fail."""
-    from tablebase.cli.smallholder import solve_into
+    from tablebase.service.smallholder import solve_into
     from tablebase.games.smallholder import parse_rules
     from tablebase.solver.smallholder_solve import WIN_FLAG
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from tablebase.cli.main import main
-from tablebase.cli.verify import StoredSmallholderTables, StoredSparroTables
+from tablebase.service.verify import StoredSmallholderTables, StoredSparroTables
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import RULESETS, Smallholder

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.cli.pictures import smallholder_svg, sparro_svg
+from tablebase.render.svg import smallholder_svg, sparro_svg
 from tablebase.games.smallholder import BLACK, RULESETS, WHITE, Position, Smallholder, bits
 from tablebase.games.sparro import CELL_NAMES, CELLS, LINE_MASKS, VARIANTS, Sparro, SparroPosition, count_lines
 

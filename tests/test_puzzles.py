@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from tablebase.cli.main import main
-from tablebase.cli.puzzles import rules_object
-from tablebase.cli.smallholder import solved_lookup
-from tablebase.cli.sparro import table_lookup
+from tablebase.service.puzzles import rules_object
+from tablebase.service.smallholder import solved_lookup
+from tablebase.service.sparro import table_lookup
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import LOSS, WIN
 from tablebase.games.sparro import Sparro

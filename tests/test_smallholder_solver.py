@@ -115,7 +115,7 @@ def test_payload_round_trip() -> None:
 
 
 def test_store_round_trip(tmp_path) -> None:
-    from tablebase.cli.smallholder import _stored_lookup, solve_into
+    from tablebase.service.smallholder import solve_into, stored_lookup
 
     game = Smallholder(BOARD, "stymie")
     path = tmp_path / "t.sqlite"
@@ -127,7 +127,7 @@ def test_store_round_trip(tmp_path) -> None:
         again = solve_into(store, BOARD, game.rules)
         assert again.checksum == info.checksum  # reused, not solved again
         sample = table.keys[:: max(1, len(table.keys) // 300)]
-        outcomes = _stored_lookup(store, str(path), game)(sample.tolist())
+        outcomes = stored_lookup(store, game)(sample.tolist())
         for key, outcome in zip(sample.tolist(), outcomes):
             index = int(np.searchsorted(table.keys, key))
             assert outcome is not None and outcome.value == table.values[index]
@@ -135,7 +135,7 @@ def test_store_round_trip(tmp_path) -> None:
 
 
 def test_interrupted_solve_restarts_from_scratch(tmp_path) -> None:
-    from tablebase.cli.smallholder import solve_into
+    from tablebase.service.smallholder import solve_into
 
     game = Smallholder(BOARD, "nibbler")
     with TablebaseStore(tmp_path / "t.sqlite", create=True) as store:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.cli.sparro import solve_into, table_lookup
+from tablebase.service.sparro import solve_into, table_lookup
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import LOSS, WIN
 from tablebase.games.sparro import SYMMETRIES, VARIANTS, Sparro

@@ -1,0 +1,269 @@
+"""The Python API: ``tablebase.open(path)`` -> `Tablebase`.
+
+    import tablebase
+    tb = tablebase.open("tablebase.sqlite")            # read-only; mode="w" to solve into it
+    p = tb.probe("sparro", "RBBRBR.BR.../......../....", variant="standard")
+    p.value, p.remoteness, p.to_move, p.source, p.rules, p.moves, p.pv, p.to_dict()
+
+Values are for the side to move ("win", "loss", "draw", or "unknown" when a search ran
+out of budget); remoteness counts plies to the end under perfect play and is None for a
+draw or an unknown value. Positions are written in the notation of docs/sparro.md and
+docs/smallholder.md. Errors are the classes of `service.errors`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tablebase.db.puzzles import StoredPuzzle
+from tablebase.db.store import TableInfo, TablebaseStore
+from tablebase.service import check as audit
+from tablebase.service import puzzles as puzzle_service
+from tablebase.service.description import GameDescription
+from tablebase.service.errors import NotInTable, ServiceError
+from tablebase.service.games import GAMES, describe
+from tablebase.service.progress import Progress
+from tablebase.service.tables import stored_lookup
+from tablebase.service.verify import verify_claims
+from tablebase.solver.fairness import SMALLHOLDER_BOARDS, Claim
+from tablebase.solver.probe import Lookup, Outcome, probe as probe_position
+
+__all__ = ["MoveValue", "Position", "Probe", "Tablebase", "TableSummary", "open"]
+
+#: Plies a principal variation may run before it stops (a drawn line never ends).
+MAX_PV = 1000
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """One legal move and its value for the player who makes it."""
+
+    cell: int
+    name: str
+    value: str
+    remoteness: int | None
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position of a game under its rules; notebooks draw it (``_repr_svg_``)."""
+
+    game: str
+    rules: str
+    text: str
+    to_move: str
+    _engine: Any = field(repr=False, compare=False)
+    _pos: Any = field(repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def play(self, move: int | str) -> Position:
+        """The position after ``move`` (a cell index or a move name)."""
+        cell = move if isinstance(move, int) else self._engine.parse_move(move)
+        return _position(self.game, self._engine, self._engine.play(self._pos, cell))
+
+    @property
+    def legal_moves(self) -> list[str]:
+        return [self._engine.move_name(m) for m in self._engine.legal_moves(self._pos)]
+
+    def picture(self) -> str:
+        """The text picture `tablebase show` prints."""
+        return describe(self.game).text(self._engine, self._pos)
+
+    def svg(self) -> str:
+        return describe(self.game).svg(self._engine, self._pos)
+
+    def _repr_svg_(self) -> str:
+        return self.svg()
+
+
+def _position(game: str, engine: Any, pos: Any) -> Position:
+    return Position(game, engine.rules_name, engine.format(pos), engine.to_move(pos), engine, pos)
+
+
+def _value(outcome: Outcome | None) -> tuple[str, int | None]:
+    if outcome is None:
+        return "unknown", None
+    return outcome.name, outcome.remoteness
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The value of a position and of each legal move (best first), and its principal
+    variation: the move names to the end of the game under perfect play."""
+
+    position: Position
+    value: str
+    remoteness: int | None
+    source: str
+    moves: list[MoveValue]
+    pv: list[str]
+
+    @property
+    def to_move(self) -> str:
+        return self.position.to_move
+
+    @property
+    def rules(self) -> str:
+        return self.position.rules
+
+    def to_dict(self) -> dict[str, Any]:
+        """The object `tablebase probe ... --json` prints for this position."""
+        return {"position": self.position.text, "to_move": self.to_move, "value": self.value,
+                "remoteness": self.remoteness,
+                "moves": [{"cell": m.cell, "name": m.name, "value": m.value, "remoteness": m.remoteness}
+                          for m in self.moves]}
+
+    def _repr_svg_(self) -> str:
+        return self.position.svg()
+
+
+@dataclass(frozen=True)
+class TableSummary:
+    """One table a file holds."""
+
+    game: str
+    rules: str
+    status: str
+    positions: int
+    rules_version: str
+    solver_version: str
+    bytes: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "rules": self.rules, "status": self.status, "positions": self.positions,
+                "rules_version": self.rules_version, "solver_version": self.solver_version, "bytes": self.bytes,
+                "seconds": round(self.seconds, 2)}
+
+
+def principal_variation(engine: Any, pos: Any, lookup: Lookup) -> list[str]:
+    """Best moves from ``pos`` to the end of the game (a drawn line stops when it repeats)."""
+    line: list[str] = []
+    seen = {engine.canonical_key(pos)}
+    while engine.terminal_value(pos) is None and len(line) < MAX_PV:
+        try:
+            best = probe_position(engine, pos, lookup).moves[0]
+        except NotInTable:
+            break
+        line.append(best.name)
+        pos = engine.play(pos, best.cell)
+        key = engine.canonical_key(pos)
+        if key in seen:
+            break
+        seen.add(key)
+    return line
+
+
+class Tablebase:
+    """A tablebase file. Use `tablebase.open`; close it (or use ``with``) when done."""
+
+    def __init__(self, path: str | Path, mode: Literal["r", "w"] = "r") -> None:
+        if mode not in ("r", "w"):
+            raise ServiceError(f"mode must be 'r' (read-only) or 'w' (solve into the file): {mode!r}")
+        self.path = Path(path)
+        self.mode = mode
+        self.store = TablebaseStore(path, create=mode == "w", readonly=mode == "r")
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Tablebase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"tablebase.open({str(self.path)!r}, mode={self.mode!r})"
+
+    # -- positions and values --------------------------------------------------
+
+    def position(self, game: str, position: str | None = None, **options: Any) -> Position:
+        """A position (default: the start) under the options: ``variant=`` for Sparro;
+        ``board=``, ``ruleset=``, ``rules=`` for the Smallholder."""
+        engine, pos = describe(game).read(position, **options)
+        return _position(game, engine, pos)
+
+    def probe(self, game: str, position: str | None = None, *, search: bool = False, budget: int | None = None,
+              **options: Any) -> Probe:
+        """The exact value of ``position`` (default: the start) and of each legal move,
+        from the file's table, or with ``search=True`` by search from the rules alone
+        (then "unknown" past the node ``budget``). Options as for `position`."""
+        description = describe(game)
+        engine, pos = description.read(position, **options)
+        lookup = self._lookup(description, engine, search, budget)
+        try:
+            answer = probe_position(engine, pos, lookup)
+        except NotInTable:
+            if not search:
+                raise
+            moves = [MoveValue(m, engine.move_name(m), "unknown", None) for m in engine.legal_moves(pos)]
+            return Probe(_position(game, engine, pos), "unknown", None, "search", moves, [])
+        value, remoteness = _value(answer.outcome)
+        moves = [MoveValue(m.cell, m.name, *_value(m.outcome)) for m in answer.moves]
+        return Probe(_position(game, engine, pos), value, remoteness, "search" if search else "table", moves,
+                     principal_variation(engine, pos, lookup))
+
+    def _lookup(self, description: GameDescription, engine: Any, search: bool, budget: int | None) -> Lookup:
+        if search:
+            return description.search_lookup(engine, budget or description.search_budget)
+        return stored_lookup(self.store, description, engine)
+
+    def tables(self) -> list[TableSummary]:
+        """What the file holds: one summary per table."""
+        sizes = self.store.table_bytes()
+        return [TableSummary(t.game, t.rules, t.status, t.positions, t.rules_version, t.solver_version,
+                             sizes.get(t.id, 0), t.seconds) for t in self.store.tables()]
+
+    # -- work ------------------------------------------------------------------
+
+    def solve(self, game: str, *, progress: Progress | None = None, force: bool = False, **options: Any) -> TableInfo:
+        """Solve the rules the options name into the file (mode "w"), resuming or reusing
+        what is stored; ``progress`` is called with a `ProgressEvent` per step."""
+        description = describe(game)
+        engine = description.default_game(**options)
+        why = description.cannot_solve(engine)
+        if why:
+            raise ServiceError(why)
+        return description.solve(self.store, engine, progress, force)
+
+    def verify(self, game: str = "all", *, boards: tuple[str, ...] = SMALLHOLDER_BOARDS,
+               progress: Progress | None = None) -> list[Claim]:
+        """The fairness claims of ``game`` ("all": every game), solving missing tables (mode "w")."""
+        if game != "all":
+            describe(game)
+        return verify_claims(self.store, game, progress, boards)
+
+    def check(self, sample: int = audit.DEFAULT_SAMPLE, seed: int = 0,
+              search_budget: int = audit.DEFAULT_SEARCH_BUDGET) -> audit.DatabaseReport:
+        """The audit of `tablebase check`: file, checksums, versions, sampled values."""
+        return audit.check_database(self.store, sample, seed, search_budget)
+
+    def puzzles(self, game: str | None = None, rules: str | None = None, min_depth: int | None = None,
+                max_depth: int | None = None, grade: int | None = None, limit: int | None = None
+                ) -> list[StoredPuzzle]:
+        """The stored puzzles matching every filter given."""
+        if game is not None:
+            describe(game)
+        return puzzle_service.find(self.store, game, rules, min_depth, max_depth, grade, limit)
+
+    def generate_puzzles(self, game: str, count: int = 10, min_depth: int = 3, max_depth: int = 15, seed: int = 1,
+                         max_games: int = 20_000, progress: Progress | None = None,
+                         **options: Any) -> list[StoredPuzzle]:
+        """Find and store new puzzles under the options' rules (mode "w")."""
+        label = puzzle_service.rules_label(game, **options)
+        return puzzle_service.generate_into(self.store, game, label, count, min_depth, max_depth, seed, max_games,
+                                            f"tablebase.open(...).generate_puzzles({game!r}, seed={seed})", progress)
+
+
+def open(path: str | Path = "tablebase.sqlite", mode: Literal["r", "w"] = "r") -> Tablebase:  # noqa: A001
+    """Open a tablebase file: read-only (``mode="r"``), or ``mode="w"`` to solve into it
+    (created if missing)."""
+    return Tablebase(path, mode)
+
+
+GAME_NAMES = tuple(GAMES)

@@ -1,0 +1,266 @@
+"""`tablebase check`: is a tablebase file intact, current and right?
+
+Three layers, cheapest first:
+
+1. the file: SQLite's own integrity check (pages, b-trees, indexes);
+2. every table: each tier re-read from its blocks and compared with the position count,
+   block count and checksum recorded when it was written (`TablebaseStore.read_tier`
+   verifies them), the table checksum recomputed from the tier checksums, and the rules
+   and solver versions compared with this program's;
+3. a random sample of positions per table, judged by the game's rules engine: each value
+   consistent with its children's (the retrograde invariant, through `solver.probe`
+   and the same table lookup that `probe` uses), equal under every symmetry, and equal to
+   the independent search (`solver.search.Search`) where that finishes within a node
+   budget.
+
+Layers 1 and 2 know nothing about games, so they cover every table. Layer 3 asks the
+game's description in the registry (`service.games.GAMES`); a table of a game without
+one is reported as "not checked: unknown game" (its checksums are still verified), not
+as a failure, so that a new game's tables can be stored before `check` learns about them.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablebase.db.store import StoreError, TableInfo, TablebaseStore, table_checksum
+from tablebase.games.base import DRAW, NotationError
+from tablebase.service.description import GameDescription
+from tablebase.service.games import GAMES
+from tablebase.service.tables import is_current, table_lookup
+from tablebase.solver.probe import Lookup, NotInTable, Outcome, ProbeResult, probe
+from tablebase.solver.search import Search, SearchBudgetExceeded
+
+DEFAULT_SAMPLE = 200
+#: Nodes the search may spend on one sampled position before it counts as "too deep".
+DEFAULT_SEARCH_BUDGET = 20_000
+#: Failures listed per table; more only add to the count (one corrupt tier fails many probes).
+MAX_LISTED = 20
+
+
+@dataclass
+class TableReport:
+    """What checking one table found."""
+
+    game: str
+    rules: str
+    tiers: int = 0
+    positions: int = 0
+    failures: list[str] = field(default_factory=list)
+    #: Why the sampled checks did not run (None when they did, or when the table failed before).
+    not_checked: str | None = None
+    incomplete: bool = False
+    sampled: int = 0
+    searched: int = 0
+    beyond_budget: int = 0
+
+    @property
+    def status(self) -> str:
+        if self.failures:
+            return "failed"
+        if self.incomplete:
+            return "incomplete"
+        return f"not checked: {self.not_checked}" if self.not_checked else "ok"
+
+    def fail(self, problem: str) -> None:
+        self.failures.append(problem)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"game": self.game, "rules": self.rules, "status": self.status, "tiers": self.tiers,
+                "positions": self.positions, "sampled": self.sampled, "searched": self.searched,
+                "beyond_search_budget": self.beyond_budget, "failure_count": len(self.failures),
+                "failures": self.failures[:MAX_LISTED]}
+
+    def text(self) -> str:
+        head = f"{self.status.upper() if self.failures else self.status}: {self.game} {self.rules}: " \
+               f"{self.tiers} tiers, {self.positions:,} positions"
+        if self.incomplete:
+            head += " (still being solved or interrupted; never used until complete)"
+        if self.sampled:
+            head += (f"; {self.sampled} sampled positions checked against their children and symmetry images, "
+                     f"{self.searched} against the search ({self.beyond_budget} beyond its node budget)")
+        lines = [head] + [f"  - {problem}" for problem in self.failures[:MAX_LISTED]]
+        if len(self.failures) > MAX_LISTED:
+            lines.append(f"  - ... and {len(self.failures) - MAX_LISTED} more")
+        return "\n".join(lines)
+
+
+@dataclass
+class DatabaseReport:
+    path: str
+    seed: int
+    sample: int
+    integrity: list[str]
+    tables: list[TableReport]
+
+    @property
+    def failures(self) -> int:
+        return len(self.integrity) + sum(len(t.failures) for t in self.tables)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"db": self.path, "ok": self.failures == 0, "failures": self.failures, "seed": self.seed,
+                "sample": self.sample, "integrity": self.integrity or "ok",
+                "tables": [t.as_json() for t in self.tables]}
+
+    def text(self) -> str:
+        lines = [f"check of {self.path!r} (sample of {self.sample} positions per table, seed {self.seed})",
+                 "file: " + ("ok (SQLite integrity check)" if not self.integrity else
+                             "FAILED SQLite integrity check: " + "; ".join(self.integrity))]
+        lines += [t.text() for t in self.tables] or ["no tables stored"]
+        lines.append("result: " + (f"ok ({len(self.tables)} table(s))" if not self.failures
+                                   else f"FAILED ({self.failures} problem(s))"))
+        return "\n".join(lines)
+
+
+def check_database(store: TablebaseStore, sample: int, seed: int,
+                   search_budget: int = DEFAULT_SEARCH_BUDGET) -> DatabaseReport:
+    """Check every layer of every table; every problem found is in the report, none raised."""
+    integrity = store.integrity_problems()
+    try:
+        tables = store.tables()
+    except StoreError as exc:  # the list of tables itself is damaged: nothing more to check
+        return DatabaseReport(str(store.path), seed, sample, integrity + [str(exc)], [])
+    reports = [check_table(store, info, sample, random.Random(f"{seed}/{info.game}/{info.rules}"), search_budget)
+               for info in tables]
+    return DatabaseReport(str(store.path), seed, sample, integrity, reports)
+
+
+def check_table(store: TablebaseStore, info: TableInfo, sample: int, rng: random.Random,
+                search_budget: int) -> TableReport:
+    report = TableReport(info.game, info.rules, info.tiers, info.positions)
+    keys = _check_stored_data(store, info, report, sample, rng)
+    checker = GAMES.get(info.game)
+    if checker is None:
+        report.not_checked = "unknown game"
+        return report
+    found = (info.rules_version, info.solver_version, info.payload_dtype)
+    current = checker.versions
+    if not is_current(checker, info):
+        report.fail(f"made by rules/solver/payload {'/'.join(found)}, this program is {'/'.join(current)}: "
+                    f"probe refuses it; solve it again with --force")
+    if report.failures or report.incomplete:
+        return report  # the values of a damaged, foreign or unfinished table mean nothing
+    try:
+        game = checker.rules(info.rules)
+    except NotationError:
+        report.not_checked = f"unknown {info.game} rules {info.rules!r}"
+        return report
+    try:
+        _check_sample(game, checker, table_lookup(store, checker, info), keys, report, search_budget)
+    except StoreError as exc:  # a block that decodes in read_tier cannot fail here, but a changing file can
+        report.fail(str(exc))
+    return report
+
+
+def _check_stored_data(store: TablebaseStore, info: TableInfo, report: TableReport, sample: int,
+                       rng: random.Random) -> list[int]:
+    """Verify every tier against its recorded checksum and the table against its tiers;
+    return the keys of ``sample`` positions drawn uniformly from the whole table."""
+    try:
+        rows = store.tier_rows(info.id)
+    except StoreError as exc:
+        report.fail(str(exc))
+        return []
+    total = sum(row.positions for row in rows)
+    chosen = sorted(rng.sample(range(total), min(sample, total)))
+    keys: list[int] = []
+    first = 0
+    for row in rows:
+        last, first = first, first + row.positions  # this tier's slice of the table's positions
+        try:
+            tier_keys, _ = store.read_tier(info.id, row.tier, info.payload_dtype)
+        except StoreError as exc:
+            report.fail(str(exc))
+            continue
+        keys += [int(tier_keys[i - last]) for i in chosen if last <= i < first]
+    if info.status != "complete":
+        report.incomplete = True
+        report.tiers, report.positions = len(rows), total
+        return keys
+    if (info.tiers, info.positions) != (len(rows), total):
+        report.fail(f"the table records {info.tiers} tiers and {info.positions} positions, "
+                    f"but {len(rows)} tiers of {total} positions are stored")
+    if info.checksum != table_checksum([row.checksum for row in rows]):
+        report.fail("the table checksum does not match its tiers' checksums")
+    return keys
+
+
+def _same(a: Outcome | None, b: Outcome | None) -> bool:
+    """Equal results; a draw has no remoteness (the table and `probe` may write None or 0)."""
+    if a is None or b is None:
+        return a is b
+    return a.value == b.value and (a.value == DRAW or a.remoteness == b.remoteness)
+
+
+def _check_sample(game: Any, checker: GameDescription, lookup: Lookup, keys: list[int], report: TableReport,
+                  search_budget: int) -> None:
+    search = Search(game, node_budget=search_budget) if checker.searchable else None
+    if not keys:
+        return
+    start_key = game.canonical_key(game.start())  # always judged: the value everyone asks for
+    for key in [start_key] + [k for k in keys if k != start_key]:
+        pos = game.from_key(key)
+        where = game.format(pos)
+        report.sampled += 1
+        if game.canonical_key(pos) != key:
+            report.fail(f"stored key {key} is not canonical ({where!r})")
+            continue
+        stored = lookup([key])[0]
+        try:
+            answer = probe(game, pos, lookup)
+        except NotInTable:
+            report.fail(f"{where!r} or one of its children is missing from the table")
+            continue
+        _check_children(game, pos, where, stored, answer, report)
+        _check_symmetry(game, checker, pos, where, answer, lookup, report)
+        if search is not None:
+            try:
+                result = search.solve(pos)
+            except SearchBudgetExceeded:
+                report.beyond_budget += 1
+                continue
+            report.searched += 1
+            if not _same(Outcome(result.value, result.remoteness), answer.outcome):
+                report.fail(f"{where!r}: the table says {_name(answer.outcome)}, the search "
+                            f"{_name(Outcome(result.value, result.remoteness))}")
+
+
+def _check_children(game: Any, pos: Any, where: str, stored: Outcome | None, answer: ProbeResult,
+                    report: TableReport) -> None:
+    """The retrograde invariant: a position's value is its best move's (or the game's end)."""
+    terminal = game.terminal_value(pos)
+    if terminal is not None:
+        if stored is not None and stored.value != terminal:
+            report.fail(f"{where!r} is over ({_name(Outcome(terminal, 0))}) but stored as {_name(stored)}")
+        return
+    if not answer.moves:
+        report.fail(f"{where!r} is not over but has no legal move")
+    elif not _same(stored, answer.moves[0].outcome):
+        report.fail(f"{where!r} is stored as {_name(stored)} but its best move gives "
+                    f"{_name(answer.moves[0].outcome)}")
+
+
+def _check_symmetry(game: Any, checker: GameDescription, pos: Any, where: str, answer: ProbeResult, lookup: Lookup,
+                    report: TableReport) -> None:
+    for image, perm in checker.images(game, pos):
+        try:
+            seen = probe(game, image, lookup)
+        except NotInTable:
+            report.fail(f"{game.format(image)!r}, a symmetry image of {where!r}, is missing from the table")
+            continue
+        moved = {perm[m.cell]: m.outcome for m in answer.moves}
+        if not _same(seen.outcome, answer.outcome) or set(moved) != {m.cell for m in seen.moves} or not all(
+                _same(moved[m.cell], m.outcome) for m in seen.moves):
+            report.fail(f"{game.format(image)!r}, a symmetry image of {where!r}, probes differently")
+
+
+def _name(outcome: Outcome | None) -> str:
+    if outcome is None:
+        return "nothing"
+    return outcome.name if outcome.value == DRAW else f"{outcome.name} in {outcome.remoteness}"
+
+
+__all__ = ["DatabaseReport", "TableReport", "check_database", "check_table", "DEFAULT_SAMPLE",
+           "DEFAULT_SEARCH_BUDGET"]

@@ -1,0 +1,100 @@
+"""`GameDescription`: everything the interfaces need to know about one game.
+
+Commands never branch on a game's name: they find its description in the registry
+(`service.games.GAMES`) and ask it. A new game is a folder under games/ and one
+description registered there.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from tablebase.db.store import TableInfo, TablebaseStore
+from tablebase.service.progress import Progress
+from tablebase.solver.probe import Lookup
+
+#: payload entries -> (values WIN/LOSS/DRAW, remoteness; the remoteness of a draw is ignored)
+Decode = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+class GameDescription(ABC):
+    """One game as the service sees it. ``Any`` stands for the game's rules object (a
+    `games.base.Game`) and its position type."""
+
+    #: the name on the command line and in the tables ("sparro", "smallholder")
+    name: str
+    #: the colour letters, first player first
+    colours: tuple[str, ...]
+    #: the keyword options that choose its rules (see `read`)
+    options: tuple[str, ...]
+    #: versions a stored table must carry to be used (the version policy: `service.tables`)
+    rules_version: str
+    solver_version: str
+    payload_dtype: str
+    #: whether every ruleset's game graph is acyclic (the precondition of `solver.search.Search`)
+    searchable: bool
+    #: the node budget of a probe by search
+    search_budget: int
+
+    @property
+    def versions(self) -> tuple[str, str, str]:
+        return (self.rules_version, self.solver_version, self.payload_dtype)
+
+    @abstractmethod
+    def rules(self, label: str) -> Any:
+        """The rules object of a table's rules label (``game.rules_name``); NotationError
+        if the label names no rules of this game."""
+
+    @abstractmethod
+    def read(self, text: str | None, **options: Any) -> tuple[Any, Any]:
+        """The rules object and position of a position text (None: the start) under the
+        options (``variant=`` for Sparro; ``board=``, ``ruleset=``, ``rules=`` for the
+        Smallholder). Raises NotationError on bad text or options."""
+
+    @abstractmethod
+    def default_game(self, **options: Any) -> Any:
+        """The rules object the options name (the game's defaults where left out)."""
+
+    @abstractmethod
+    def tier_of(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
+        """The tier of each canonical key in a table of ``game``."""
+
+    @abstractmethod
+    def decode(self, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Stored payload -> (values, remoteness)."""
+
+    @abstractmethod
+    def cannot_solve(self, game: Any) -> str | None:
+        """Why ``game`` cannot have a table (None when it can)."""
+
+    @abstractmethod
+    def solve(self, store: TablebaseStore, game: Any, progress: Progress | None = None,
+              force: bool = False) -> TableInfo:
+        """Solve ``game`` into ``store`` (reusing or resuming what is stored) and return the table."""
+
+    @abstractmethod
+    def solve_command(self, game: Any) -> str:
+        """The command line that solves ``game``'s table."""
+
+    @abstractmethod
+    def search_lookup(self, game: Any, budget: int) -> Lookup:
+        """Exact outcomes by search from the rules alone (None past the budget)."""
+
+    @abstractmethod
+    def images(self, game: Any, pos: Any) -> Iterable[tuple[Any, Sequence[int]]]:
+        """Every symmetry image of ``pos`` with the permutation it applies to cells."""
+
+    @abstractmethod
+    def text(self, game: Any, pos: Any) -> str:
+        """The text picture `show` prints."""
+
+    @abstractmethod
+    def svg(self, game: Any, pos: Any) -> str:
+        """An SVG picture of the position."""
+
+    @abstractmethod
+    def moves(self, game: Any, pos: Any) -> dict[str, Any]:
+        """The JSON object of the `moves` command for ``pos``."""

@@ -1,0 +1,36 @@
+"""The exceptions an interface shows as one line (CLI: stderr and exit 1; web: HTTP 400).
+
+* `NotationError` (from `games.base`): text that is not a position, a move, a rules name;
+* `IllegalMoveError` (from the rules engines): a well-formed move the position does not allow;
+* `StoreError` (from `db.store`): the file is missing, damaged, locked or unwritable;
+* `NotInTable`: the table does not cover a position (unsolved rules, unreachable position);
+* `ServiceError`: a request the service cannot serve as asked (a table not solved, made by
+  another version, a board too big to solve), with what to do instead.
+
+`USER_ERRORS` is the tuple to catch. Anything else escaping the service is a bug.
+"""
+
+from __future__ import annotations
+
+from tablebase.db.store import StoreError
+from tablebase.games.base import IllegalPositionError, NotationError
+from tablebase.games.smallholder import IllegalMoveError
+from tablebase.solver.probe import NotInTable
+
+__all__ = ["USER_ERRORS", "IllegalMoveError", "IllegalPositionError", "NotInTable", "NotSolved", "NotationError",
+           "ServiceError", "StoreError", "WrongVersion"]
+
+
+class ServiceError(ValueError):
+    """A request the service cannot serve as asked; the message says what to do instead."""
+
+
+class NotSolved(ServiceError):
+    """The rules asked for have no complete table in the file."""
+
+
+class WrongVersion(ServiceError):
+    """The stored table was made by another version of the rules, solver or payload."""
+
+
+USER_ERRORS: tuple[type[Exception], ...] = (NotationError, StoreError, NotInTable, ServiceError)

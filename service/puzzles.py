@@ -1,0 +1,85 @@
+"""Puzzle workflows: generate puzzles into a file, find them, export them, and the
+tables a puzzle (or a game against the perfect player) is judged by."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from tablebase.db.puzzles import PuzzleStore, StoredPuzzle
+from tablebase.db.store import TablebaseStore
+from tablebase.render.html import PuzzleCard, puzzle_sheet
+from tablebase.service.games import describe
+from tablebase.service.progress import Progress
+from tablebase.service.tables import solved_lookup
+from tablebase.solver.probe import Lookup
+from tablebase.solver.puzzles import generate
+
+TSV_COLUMNS = ("id", "game", "rules", "position", "solution", "depth", "grade")
+
+
+def rules_label(game: str, **options: Any) -> str:
+    """How a puzzle records its rules: the rules name of the game under ``options``
+    (the Sparro variant, or the Smallholder ruleset@board)."""
+    return describe(game).default_game(**options).rules_name
+
+
+def rules_object(game: str, label: str) -> Any:
+    """The rules object of a recorded rules label."""
+    return describe(game).rules(label)
+
+
+def game_and_lookup(store: TablebaseStore, game: str, label: str, progress: Progress | None = None
+                    ) -> tuple[Any, Lookup]:
+    """The rules object and a table lookup for recorded rules, solving the table if needed."""
+    description = describe(game)
+    rules = description.rules(label)
+    return rules, solved_lookup(store, description, rules, progress)
+
+
+def generate_into(store: TablebaseStore, game: str, label: str, count: int, min_depth: int, max_depth: int,
+                  seed: int, max_games: int, source: str, progress: Progress | None = None) -> list[StoredPuzzle]:
+    """Find up to ``count`` new puzzles (skipping those stored, up to symmetry), store them
+    and return them as stored."""
+    rules, lookup = game_and_lookup(store, game, label, progress)
+    library = PuzzleStore(store)
+    found = list(generate(rules, lookup, count, min_depth, max_depth, seed,
+                          exclude=library.keys(game, label), max_games=max_games))
+    ids = library.add_all([{"game": game, "rules": label, "source": source, **asdict(p)} for p in found])
+    return [library.get(i) for i in ids if i is not None]
+
+
+def find(store: TablebaseStore, game: str | None = None, rules: str | None = None, min_depth: int | None = None,
+         max_depth: int | None = None, grade: int | None = None, limit: int | None = None) -> list[StoredPuzzle]:
+    """Stored puzzles matching every filter given."""
+    return PuzzleStore(store).find(game, rules, min_depth, max_depth, grade, limit)
+
+
+def get(store: TablebaseStore, puzzle_id: int) -> StoredPuzzle:
+    """One stored puzzle (StoreError if there is none with that id)."""
+    return PuzzleStore(store).get(puzzle_id)
+
+
+def solution_names(puzzle: StoredPuzzle) -> list[str]:
+    """The main line of a puzzle as move names."""
+    game = rules_object(puzzle.game, puzzle.rules)
+    return [game.move_name(m) for m in puzzle.main_line]
+
+
+def export_tsv(found: list[StoredPuzzle]) -> str:
+    rows = ["\t".join(TSV_COLUMNS)]
+    rows += ["\t".join([str(p.id), p.game, p.rules, p.position, " ".join(map(str, p.main_line)), str(p.depth),
+                        str(p.grade)]) for p in found]
+    return "\n".join(rows) + "\n"
+
+
+def export_html(found: list[StoredPuzzle]) -> str:
+    """An HTML sheet of puzzles, a picture of each."""
+    cards = []
+    for p in found:
+        description = describe(p.game)
+        game = description.rules(p.rules)
+        pos = game.parse(p.position)
+        cards.append(PuzzleCard(p.id, p.game, p.rules, p.position, game.to_move(pos), p.depth, p.grade,
+                                [game.move_name(m) for m in p.main_line], description.svg(game, pos)))
+    return puzzle_sheet(cards)

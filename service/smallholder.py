@@ -1,0 +1,222 @@
+"""The Smallholder as the service sees it: reading positions under a board and rules,
+solving a ruleset's move graph into a table, the bounded local search, drawing."""
+
+from __future__ import annotations
+
+import re
+import time
+from functools import cache
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from tablebase.db.store import TableInfo, TablebaseStore
+from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.games.smallholder import (
+    BLACK, COLOUR_NAMES, DEFAULT_BOARD, DEFAULT_RULESET, WHITE, IllegalMoveError, Position, RULESETS, Rules, Smallholder,
+    get_board, parse_position, parse_rules)
+from tablebase.render.svg import smallholder_svg
+from tablebase.render.text import smallholder_moves, smallholder_text
+from tablebase.service.description import GameDescription
+from tablebase.service.errors import ServiceError
+from tablebase.service import tables
+from tablebase.service.progress import Progress, report
+from tablebase.solver.probe import Lookup
+from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS, MAX_MASK_CELLS
+from tablebase.solver.smallholder_search import DEFAULT_NODE_BUDGET, ArrayLocalSearch, LocalSearch
+from tablebase.solver.smallholder_solve import (
+    PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, pack_results, solve_ruleset, stone_counts, unpack_results)
+
+GAME = "smallholder"
+#: The board `solve smallholder` uses without --board (hex4, the game's default, is too big).
+SOLVE_BOARD = "hex3"
+_VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+
+
+def rules_of(ruleset: str | None, spec: str | None) -> Rules:
+    """The rules of a named ruleset (default nibbler) with a custom spec's changes on top."""
+    base = parse_rules(ruleset or DEFAULT_RULESET)
+    return parse_rules(spec, base) if spec else base
+
+
+@cache
+def game_of(board: str, rules: Rules) -> Smallholder:
+    """The (cached) rules object of a board and rules."""
+    return Smallholder(board, rules)
+
+
+def game_for_rules_name(name: str) -> Smallholder:
+    """The rules object of a table's rules name (``ruleset@board`` or ``spec@board``)."""
+    spec, _, board = name.rpartition("@")
+    return game_of(board, parse_rules(spec))
+
+
+def read(text: str | None, board: str | None, rules: Rules, allow_unreachable: bool = False
+         ) -> tuple[Smallholder, Position]:
+    """The rules object and position for ``text`` (the start position when None).
+
+    Without ``board`` the board is the one the text's row lengths belong to.
+    """
+    if text is None:
+        game = game_of(board or DEFAULT_BOARD, rules)
+        return game, game.start()
+    found, _ = parse_position(text, get_board(board) if board else None)
+    game = game_of(found.name, rules)
+    return game, game.parse(text, allow_unreachable=allow_unreachable)
+
+
+def replay(game: Smallholder, pos: Position, after: str | None) -> Position:
+    """Play the ``after`` moves (names or indices, space or comma separated)."""
+    for number, token in enumerate(re.split(r"[\s,]+", (after or "").strip()), start=1):
+        if not token:
+            continue
+        cell = game.parse_move(token)
+        try:
+            pos = game.play(pos, cell)
+        except IllegalMoveError:
+            why = "the game is over" if not game.moves(pos) else "not a legal move"
+            raise IllegalMoveError(f"--after move {number} is illegal ({why} for {COLOUR_NAMES[pos.to_move]} "
+                                   f"in {game.format(pos)!r} under {game.rules_name}): {token!r}") from None
+    return pos
+
+
+def symmetry_images(game: Smallholder, pos: Position) -> list[tuple[Position, tuple[int, ...]]]:
+    """Every symmetry image of ``pos`` with the cell permutation that makes it."""
+    board = game.board
+    return [(Position(board.transform(pos.black, s), board.transform(pos.white, s), pos.to_move), perm)
+            for s, perm in enumerate(board.symmetries)]
+
+
+def too_big(game: Smallholder) -> str | None:
+    """Why the board of ``game`` cannot have tables (None when it can)."""
+    if game.board.size > MAX_KEY_CELLS:
+        return f"{game.board.name} is too big to have tables (at most {MAX_KEY_CELLS} cells: limping2, hex3)"
+    return None
+
+
+def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: Progress | None = None,
+               force: bool = False) -> TableInfo:
+    """Solve one ruleset on one board into ``store`` and return the table's info.
+
+    A complete table of the same versions is reused unless ``force``. Any other stored
+    table under the name (an interrupted solve, other versions) is deleted and the solve
+    starts from scratch: unlike Sparro's tiers, no part of the graph can be solved alone.
+    """
+    game = game_of(board, rules)
+    if game.board.size > MAX_KEY_CELLS:
+        raise ServiceError(f"{board} has {game.board.size} cells; solving handles boards of up to "
+                           f"{MAX_KEY_CELLS} cells (limping2, hex3); use 'probe smallholder --search'")
+    with store.solve_lock():
+        return _solve_locked(store, game, rules, progress, force)
+
+
+def _solve_locked(store: TablebaseStore, game: Smallholder, rules: Rules, progress: Progress | None,
+                  force: bool) -> TableInfo:
+    name = game.rules_name
+    old = store.table(GAME, name)
+    if old is not None and not force and old.status == "complete" and (
+            old.rules_version, old.solver_version, old.payload_dtype) == (RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE):
+        return old
+    if old is not None:
+        store.delete_table(GAME, name)
+    table = store.begin_table(GAME, name, RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE)
+    started = time.perf_counter()
+    task = f"smallholder {name}"
+
+    def step(stage: str, number: int, positions: int) -> None:
+        what = "ply" if stage == "enumerate" else "retrograde levels"
+        report(progress, task, f"{stage} {what} {number}, {positions:,} positions")
+
+    solved = solve_ruleset(game.board, rules, step)
+    payload = pack_results(solved.values, solved.remoteness)
+    tiers = stone_counts(solved.keys, game.board.size)
+    for tier in range(2 * game.board.size + 1):
+        which = np.flatnonzero(tiers == tier)
+        if len(which):
+            report(progress, task, f"storing tier {tier} ({len(which):,} positions)")
+            store.write_tier(table.id, tier, solved.keys[which], payload[which], 0.0)
+    value, remoteness = solved.start
+    summary = {"start_value": _VALUE_NAMES[value], "start_remoteness": remoteness, "moves": solved.moves,
+               "plies": solved.plies, "draws": int(np.count_nonzero(solved.values == DRAW)),
+               "cyclic_positions": solved.cyclic,
+               "stage_seconds": {k: round(v, 2) for k, v in solved.seconds.items()}}
+    return store.finish_table(table.id, time.perf_counter() - started, summary)
+
+
+class SmallholderDescription(GameDescription):
+    name = GAME
+    colours = (BLACK, WHITE)
+    options = ("board", "ruleset", "rules")
+    rules_version = RULES_VERSION
+    solver_version = SOLVER_VERSION
+    payload_dtype = PAYLOAD_DTYPE
+    # custom rulesets can have cycles, which the alpha-beta search does not handle
+    searchable = False
+    search_budget = DEFAULT_NODE_BUDGET
+
+    def rules(self, label: str) -> Smallholder:
+        return game_for_rules_name(label)
+
+    def default_game(self, board: str | None = None, ruleset: str | None = None, rules: str | None = None,
+                     **options: Any) -> Smallholder:
+        _no_options(options)
+        return game_of(board or DEFAULT_BOARD, rules_of(ruleset, rules))
+
+    def read(self, text: str | None, board: str | None = None, ruleset: str | None = None, rules: str | None = None,
+             allow_unreachable: bool = False, **options: Any) -> tuple[Smallholder, Position]:
+        _no_options(options)
+        return read(text, board, rules_of(ruleset, rules), allow_unreachable)
+
+    def tier_of(self, game: Smallholder) -> Callable[[np.ndarray], np.ndarray]:
+        size = game.board.size
+        return lambda keys: stone_counts(keys, size)
+
+    def decode(self, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return unpack_results(payload)
+
+    def cannot_solve(self, game: Smallholder) -> str | None:
+        return too_big(game)
+
+    def solve(self, store: TablebaseStore, game: Smallholder, progress: Progress | None = None,
+              force: bool = False) -> TableInfo:
+        return solve_into(store, game.board.name, game.rules, progress, force)
+
+    def solve_command(self, game: Smallholder) -> str:
+        choice = f"--ruleset {game.rules.name}" if game.rules.name in RULESETS else f"--rules {game.rules.spec}"
+        return f"tablebase solve smallholder --board {game.board.name} {choice}"
+
+    def search_lookup(self, game: Smallholder, budget: int) -> Lookup:
+        # the array rules are faster; the engine's own search covers the boards they cannot hold
+        search = ArrayLocalSearch if game.board.size <= MAX_MASK_CELLS else LocalSearch
+        return search(game, node_budget=budget).outcomes  # type: ignore[return-value]
+
+    def images(self, game: Smallholder, pos: Position) -> Iterable[tuple[Position, Sequence[int]]]:
+        return symmetry_images(game, pos)
+
+    def text(self, game: Smallholder, pos: Position) -> str:
+        return smallholder_text(game, pos)
+
+    def svg(self, game: Smallholder, pos: Position) -> str:
+        return smallholder_svg(game, pos)
+
+    def moves(self, game: Smallholder, pos: Position) -> dict[str, Any]:
+        return smallholder_moves(game, pos)
+
+
+def _no_options(options: dict[str, Any]) -> None:
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        raise ServiceError(f"the Smallholder has no option {given[0]!r} (it takes board=, ruleset=, rules=)")
+
+
+DESCRIPTION = SmallholderDescription()
+
+
+def stored_lookup(store: TablebaseStore, game: Smallholder) -> Lookup:
+    """The lookup into ``game``'s complete, current table (a ServiceError saying what to run otherwise)."""
+    return tables.stored_lookup(store, DESCRIPTION, game)
+
+
+def solved_lookup(store: TablebaseStore, game: Smallholder, progress: Progress | None = None) -> Lookup:
+    """A lookup into ``game``'s table, solving it first if it is not stored yet."""
+    return tables.solved_lookup(store, DESCRIPTION, game, progress)

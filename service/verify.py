@@ -1,0 +1,76 @@
+"""The rule-fairness claims, decided from the solved tables (solving what is missing)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tablebase.db.store import TableInfo, TablebaseStore
+from tablebase.games.smallholder import Smallholder
+from tablebase.service import smallholder, sparro
+from tablebase.service.progress import Progress
+from tablebase.service.tables import table_lookup
+from tablebase.solver.fairness import (
+    SMALLHOLDER_BOARDS, SPARRO_CLAIMS, SPARRO_VARIANTS_NEEDED, Claim, StoredRuleset, smallholder_claims)
+from tablebase.solver.probe import Lookup
+from tablebase.solver.tiered import SolvedTier
+
+#: the games with fairness claims
+GAMES = ("sparro", "smallholder")
+
+__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "StoredSmallholderTables", "StoredSparroTables", "verify_claims"]
+
+
+class StoredSparroTables:
+    """The Sparro tables the claims need, solved into the store first if missing."""
+
+    def __init__(self, store: TablebaseStore, progress: Progress | None = None) -> None:
+        self.store = store
+        self.info: dict[str, TableInfo] = {
+            variant: sparro.solve_into(store, variant, progress) for variant in SPARRO_VARIANTS_NEEDED}
+
+    def lookup(self, variant: str) -> Lookup:
+        return table_lookup(self.store, sparro.DESCRIPTION, self.info[variant])
+
+    def tier(self, variant: str, tier: int) -> SolvedTier:
+        return sparro.read_tier(self.store, self.info[variant], tier)
+
+
+class StoredSmallholderTables:
+    """The Smallholder tables the claims need, each solved into the store when first asked for."""
+
+    def __init__(self, store: TablebaseStore, progress: Progress | None = None) -> None:
+        self.store = store
+        self.progress = progress
+        self.info: dict[tuple[str, str], TableInfo] = {}
+
+    def _info(self, board: str, ruleset: str) -> TableInfo:
+        if (board, ruleset) not in self.info:
+            rules = Smallholder(board, ruleset).rules
+            self.info[board, ruleset] = smallholder.solve_into(self.store, board, rules, self.progress)
+        return self.info[board, ruleset]
+
+    def lookup(self, board: str, ruleset: str) -> Lookup:
+        return table_lookup(self.store, smallholder.DESCRIPTION, self._info(board, ruleset))
+
+    def positions(self, board: str, ruleset: str) -> StoredRuleset:
+        info = self._info(board, ruleset)
+        keys, payload = [], []
+        for tier in sorted(self.store.stored_tiers(info.id)):
+            tier_keys, tier_payload = self.store.read_tier(info.id, tier, info.payload_dtype)
+            keys.append(tier_keys)
+            payload.append(tier_payload)
+        values, remoteness = smallholder.DESCRIPTION.decode(np.concatenate(payload))
+        return StoredRuleset(np.concatenate(keys), values, remoteness, info.summary["moves"],
+                             info.summary.get("cyclic_positions"))
+
+
+def verify_claims(store: TablebaseStore, game: str, progress: Progress | None = None,
+                  boards: tuple[str, ...] = SMALLHOLDER_BOARDS) -> list[Claim]:
+    """The claims of ``game`` ("all" for every game); Smallholder claims on ``boards``."""
+    claims = []
+    if game in ("sparro", "all"):
+        tables = StoredSparroTables(store, progress)
+        claims += [claim(tables) for claim in SPARRO_CLAIMS]
+    if game in ("smallholder", "all"):
+        claims += smallholder_claims(StoredSmallholderTables(store, progress), boards)
+    return claims

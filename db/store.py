@@ -591,29 +591,30 @@ class TablebaseStore:
 
     def _tier_index(self, table: TableInfo, tier: int) -> np.ndarray:
         """The first keys of a tier's blocks, checked against the tier's verified record."""
-        index = self._block_index.get((table.id, tier))
-        if index is None:
-            record = self._verified_tiers(table).get(tier)
-            rows = self.db.execute("SELECT block, first_key FROM blocks WHERE table_id = ? AND tier = ? ORDER BY block",
-                                   [table.id, tier]).fetchall()
-            if record is None:
-                if rows:
-                    raise StoreError(f"tier {tier} of table {table.game} {table.rules} in {str(self.path)!r} has "
-                                     f"blocks but no record; run 'tablebase check'")
-                index = np.zeros(0, dtype=np.uint64)
-            else:
-                numbers = [row[0] for row in rows]
-                try:
-                    index = np.array([row[1] for row in rows], dtype=np.uint64)
-                    ordered = bool(np.all(index[1:] > index[:-1]))
-                except (TypeError, ValueError, OverflowError):
-                    ordered = False
-                if numbers != list(range(record.blocks)) or not ordered:
-                    raise StoreError(f"the block index of tier {tier} of table {table.game} {table.rules} in "
-                                     f"{str(self.path)!r} is damaged (blocks {_ranges(numbers)} found, "
-                                     f"{record.blocks} written{'' if ordered else ', first keys out of order'}); "
-                                     f"run 'tablebase check'")
-            self._block_index[(table.id, tier)] = index
+        cached = self._block_index.get((table.id, tier))
+        if cached is not None:
+            return cached
+        record = self._verified_tiers(table).get(tier)
+        rows = self.db.execute("SELECT block, first_key FROM blocks WHERE table_id = ? AND tier = ? ORDER BY block",
+                               [table.id, tier]).fetchall()
+        if record is None:
+            if rows:
+                raise StoreError(f"tier {tier} of table {table.game} {table.rules} in {str(self.path)!r} has "
+                                 f"blocks but no record; run 'tablebase check'")
+            index = np.zeros(0, dtype=np.uint64)
+        else:
+            numbers = [row[0] for row in rows]
+            try:
+                index = np.array([row[1] for row in rows], dtype=np.uint64)
+                ordered = bool(np.all(index[1:] > index[:-1]))
+            except (TypeError, ValueError, OverflowError):
+                ordered = False
+            if numbers != list(range(record.blocks)) or not ordered:
+                raise StoreError(f"the block index of tier {tier} of table {table.game} {table.rules} in "
+                                 f"{str(self.path)!r} is damaged (blocks {_ranges(numbers)} found, "
+                                 f"{record.blocks} written{'' if ordered else ', first keys out of order'}); "
+                                 f"run 'tablebase check'")
+        self._block_index[(table.id, tier)] = index
         return index
 
     def _block(self, table: TableInfo, tier: int, block: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,12 +12,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tablebase.cli.app import TablebaseError
-from tablebase.cli.pictures import smallholder_svg, sparro_svg
-from tablebase.cli.smallholder import _read, _replay, _rules_of, _stored_lookup
-from tablebase.cli.smallholder import answer as smallholder_moves
-from tablebase.cli.sparro import START_TEXT, moves_answer, search_lookup, table_lookup
-from tablebase.cli.tables import ProbeAnswers
+from tablebase.render.svg import smallholder_svg, sparro_svg
+from tablebase.render.text import smallholder_moves
+from tablebase.service.errors import ServiceError as TablebaseError
+from tablebase.service.probing import ProbeAnswers
+from tablebase.service.smallholder import read as _read, replay as _replay, rules_of as _rules_of, stored_lookup
+from tablebase.service.sparro import DESCRIPTION as SPARRO, START_TEXT, search_lookup, table_lookup
 from tablebase.db.puzzles import PuzzleStore
 from tablebase.db.store import StoreError, TablebaseStore
 from tablebase.games.base import NotationError
@@ -43,8 +43,6 @@ class BadRequest(ValueError):
 
 def error_line(exc: Exception) -> str:
     """The one-line message of a user error, as the command line prints it."""
-    if isinstance(exc, TablebaseError):
-        return exc.format_message()
     return str(exc)
 
 
@@ -153,7 +151,7 @@ class Explorer:
                                      f"another version")
                 lookups[name] = table_lookup(store, table)
             else:
-                lookups[name] = _stored_lookup(store, self.db_path, rules_object)
+                lookups[name] = stored_lookup(store, rules_object)
         return lookups[name]
 
     @staticmethod
@@ -169,7 +167,7 @@ class Explorer:
         """What `tablebase moves GAME POSITION --json` prints, for the position reached."""
         rules_object, pos = self._position(game, position, variant, board, ruleset, rules, after)
         if game == "sparro":
-            return moves_answer(rules_object, rules_object.format(pos))
+            return SPARRO.moves(rules_object, pos)
         return smallholder_moves(rules_object, pos)
 
     def svg(self, game: str, position: str | None = None, *, variant: str | None = None,

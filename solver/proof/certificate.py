@@ -1,0 +1,336 @@
+"""A weak solution as a file anyone can check: export and verification.
+
+The export is TSV: a few ``#`` comment lines naming the game, the rules (full option
+spec), the board, the root and the claim, then the header
+``position	role	move	value	remoteness`` and one row per position of the winner's
+strategy **as actually reached from the root** (not canonical forms):
+
+* ``winner``: the winner is to move; ``move`` is the move the strategy plays;
+* ``loser``: the loser is to move; every legal reply must lead to a row;
+* ``leaf``: no move; the exact value and remoteness of the position (from the exact
+  leaf solver), or a finished game (the side to move cannot move: ``loss`` in 0).
+
+``value`` is for the side to move (``win``/``loss``); ``remoteness`` is the number of
+plies to the end: exact at leaves, and at the other rows the length of the strategy
+below the row against the longest defence (an upper bound on the true remoteness).
+
+`check_proof` verifies such a file with the per-position rules engine alone: every row
+reached from the root, every move legal, every reply covered, no cycle, the values and
+lengths consistent, and every leaf re-solved exactly by the reference subgraph search
+when it is small enough, otherwise re-proved by the proof-number search with the
+opposite move order and the reference engine for its leaves.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from tablebase.games.base import LOSS, WIN, NotationError
+from tablebase.games.smallholder import COLOUR_NAMES, IllegalMoveError, Position, Smallholder, opponent, parse_rules
+from tablebase.solver.probe import VALUE_NAMES, Outcome
+from tablebase.solver.proof.executors import InlineExecutor
+from tablebase.solver.proof.tree import LEAF, PROVED
+
+HEADER = ("position", "role", "move", "value", "remoteness")
+WINNER, LOSER, LEAF_ROLE = "winner", "loser", "leaf"
+#: Positions a leaf may have for `check_proof` to re-solve it exactly (else it is re-proved).
+DEFAULT_CHECK_BUDGET = 50_000
+
+
+class ProofError(ValueError):
+    """A proof file that is malformed or does not prove its claim (the message says where)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    position: str
+    role: str
+    move: str
+    value: str
+    remoteness: int
+
+
+# -- export ------------------------------------------------------------------------------
+
+
+def proof_rows(game: Smallholder, root: Position, winner: str,
+               settled: dict[int, tuple[int, str, int | None, int]],
+               leaves: dict[int, tuple[int, int | None]]) -> Iterator[Row]:
+    """The rows of a proof that ``winner`` wins from ``root``, from a run's settled nodes
+    (canonical key -> status, source, best child key, length) and the exact leaves.
+
+    Raises ProofError if the stored nodes do not make a complete proof."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        pos = stack.pop()
+        exact = game.key(pos)
+        if exact in seen:
+            continue
+        seen.add(exact)
+        text = game.format(pos)
+        children = game.children(pos)
+        if not children:
+            yield Row(text, LEAF_ROLE, "", VALUE_NAMES[LOSS], 0)
+            continue
+        key = game.canonical_key(pos)
+        record = settled.get(key)
+        if record is None or record[0] != PROVED:
+            raise ProofError(f"the stored search holds no proof for {text!r}: the run is not proved")
+        _status, source, best, length = record
+        if source == LEAF:
+            value, remoteness = leaves[key]
+            yield Row(text, LEAF_ROLE, "", VALUE_NAMES[value], int(remoteness or 0))
+        elif pos.to_move == winner:
+            for move, child in children:
+                if game.canonical_key(child) == best:
+                    yield Row(text, WINNER, game.move_name(move.cell), VALUE_NAMES[WIN], length)
+                    stack.append(child)
+                    break
+            else:
+                raise ProofError(f"the stored winning move of {text!r} is not one of its moves")
+        else:
+            yield Row(text, LOSER, "", VALUE_NAMES[LOSS], length)
+            stack.extend(child for _, child in reversed(children))
+
+
+def proof_header(game: Smallholder, root: Position, winner: str, notes: Iterable[str] = ()) -> list[str]:
+    lines = [f"# tablebase proof: The Smallholder, {game.rules_name}",
+             f"# rules: {game.rules.spec}",
+             f"# board: {game.board.name}",
+             f"# root: {game.format(root)}",
+             f"# claim: {COLOUR_NAMES[winner]} wins (winner {winner})"]
+    lines += [f"# {note}" for note in notes]
+    lines.append("\t".join(HEADER))
+    return lines
+
+
+def format_rows(rows: Iterable[Row]) -> Iterator[str]:
+    for row in rows:
+        yield "\t".join((row.position, row.role, row.move, row.value, str(row.remoteness)))
+
+
+# -- check -------------------------------------------------------------------------------
+
+
+@dataclass
+class CheckReport:
+    rules: str
+    board: str
+    root: str
+    winner: str
+    rows: int = 0
+    winner_rows: int = 0
+    loser_rows: int = 0
+    leaves: int = 0
+    terminal_leaves: int = 0
+    resolved_leaves: int = 0  # re-solved exactly (value and remoteness)
+    reproved_leaves: int = 0  # too big: value re-proved by the proof-number search
+    depth: int = 0  # the root's remoteness as the proof claims it
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"rules": self.rules, "board": self.board, "root": self.root, "winner": self.winner,
+                "rows": self.rows, "winner_rows": self.winner_rows, "loser_rows": self.loser_rows,
+                "leaves": self.leaves, "terminal_leaves": self.terminal_leaves,
+                "resolved_leaves": self.resolved_leaves, "reproved_leaves": self.reproved_leaves,
+                "remoteness": self.depth, "seconds": round(self.seconds, 3), "ok": True}
+
+
+def _parse(lines: Iterable[str]) -> tuple[dict[str, str], list[tuple[int, Row]]]:
+    meta: dict[str, str] = {}
+    rows: list[tuple[int, Row]] = []
+    header_seen = False
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            name, sep, value = line[1:].partition(":")
+            if sep and not header_seen:
+                meta.setdefault(name.strip(), value.strip())
+            continue
+        fields = line.split("\t")
+        if not header_seen:
+            if tuple(fields) != HEADER:
+                raise ProofError(f"line {number}: expected the header {'<tab>'.join(HEADER)!r}: {line[:80]!r}")
+            header_seen = True
+            continue
+        if len(fields) != len(HEADER):
+            raise ProofError(f"line {number}: expected {len(HEADER)} tab-separated fields, found {len(fields)}: "
+                             f"{line[:80]!r}")
+        position, role, move, value, remoteness = fields
+        if role not in (WINNER, LOSER, LEAF_ROLE):
+            raise ProofError(f"line {number}: unknown role (expected winner, loser or leaf): {role!r}")
+        if value not in ("win", "loss", "draw"):
+            raise ProofError(f"line {number}: unknown value (expected win, loss or draw): {value!r}")
+        try:
+            plies = int(remoteness)
+            if plies < 0:
+                raise ValueError
+        except ValueError:
+            raise ProofError(f"line {number}: remoteness must be a non-negative integer: {remoteness!r}") from None
+        rows.append((number, Row(position, role, move, value, plies)))
+    if not header_seen:
+        raise ProofError("no header line 'position<tab>role<tab>move<tab>value<tab>remoteness': not a proof file")
+    for name in ("rules", "board", "root", "claim"):
+        if name not in meta:
+            raise ProofError(f"missing comment line '# {name}: ...' before the header")
+    return meta, rows
+
+
+def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
+                progress: Callable[[str], None] | None = None) -> CheckReport:
+    """Verify a proof file (see the module doc); ProofError names the first problem."""
+    started = time.perf_counter()
+    meta, rows = _parse(lines)
+    try:
+        game = Smallholder(meta["board"], parse_rules(meta["rules"]))
+    except (NotationError, KeyError, ValueError) as exc:
+        raise ProofError(f"the proof's rules or board are not valid ({exc})") from None
+    claim = meta["claim"]
+    winner = claim[-2] if claim.endswith(("(winner B)", "(winner W)")) else ""
+    if winner not in ("B", "W"):
+        raise ProofError(f"the claim must end with '(winner B)' or '(winner W)': {claim!r}")
+    try:
+        root = game.parse(meta["root"])
+    except NotationError as exc:
+        raise ProofError(f"the proof's root is not a position of {game.rules_name} ({exc})") from None
+    table: dict[int, tuple[int, Row]] = {}
+    for number, row in rows:
+        try:
+            pos = game.parse(row.position)
+        except NotationError as exc:
+            raise ProofError(f"line {number}: {exc}") from None
+        exact = game.key(pos)
+        if exact in table:
+            raise ProofError(f"line {number}: position already given on line {table[exact][0]}: {row.position!r}")
+        table[exact] = (number, row)
+    report = CheckReport(game.rules_name, game.board.name, game.format(root), winner, rows=len(rows))
+    if game.key(root) not in table:
+        raise ProofError(f"no row for the root position: {game.format(root)!r}")
+    # depth-first over the strategy: grey = on the current path (a way back there is a loop)
+    remoteness: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Position, Iterator[Position] | None]] = [(root, None)]
+    leaf_checks: list[tuple[int, Row, Position]] = []
+    while stack:
+        pos, todo = stack[-1]
+        exact = game.key(pos)
+        number, row = table[exact]
+        if todo is None:
+            on_path.add(exact)
+            todo = iter(_successors(game, pos, row, number, winner, report, leaf_checks))
+            stack[-1] = (pos, todo)
+        child = next(todo, None)
+        if child is not None:
+            child_exact = game.key(child)
+            if child_exact in on_path:
+                raise ProofError(f"line {number}: the strategy loops: a move from {row.position!r} returns to "
+                                 f"line {table[child_exact][0]} (endless play is a draw, not a win)")
+            if child_exact not in table:
+                what = f"the move {row.move}" if row.role == WINNER else "a reply"
+                raise ProofError(f"line {number}: {what} from {row.position!r} reaches {game.format(child)!r}, "
+                                 f"which has no row (a reply not covered)")
+            if child_exact not in remoteness:
+                stack.append((child, None))
+            continue
+        stack.pop()
+        on_path.discard(exact)
+        remoteness[exact] = _verify_length(game, pos, row, number, remoteness)
+    unreached = len(table) - len(remoteness)
+    if unreached:
+        first = min(n for key, (n, _) in table.items() if key not in remoteness)
+        raise ProofError(f"line {first}: {unreached} row(s) not reached from the root by the strategy")
+    _check_leaves(game, winner, leaf_checks, check_budget, report, progress)
+    report.depth = remoteness[game.key(root)]
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _successors(game: Smallholder, pos: Position, row: Row, number: int, winner: str, report: CheckReport,
+                leaf_checks: list[tuple[int, Row, Position]]) -> list[Position]:
+    loser = opponent(winner)
+    moves = game.moves(pos)
+    if row.role == LEAF_ROLE:
+        report.leaves += 1
+        if row.move:
+            raise ProofError(f"line {number}: a leaf row has no move: {row.move!r}")
+        expected = "win" if pos.to_move == winner else "loss"
+        if row.value != expected:
+            raise ProofError(f"line {number}: a leaf of this proof must be a {expected} for "
+                             f"{COLOUR_NAMES[pos.to_move]} to move, not a {row.value}: {row.position!r}")
+        if not moves:
+            report.terminal_leaves += 1
+            if row.remoteness != 0:
+                raise ProofError(f"line {number}: a finished game has remoteness 0: {row.position!r}")
+        else:
+            leaf_checks.append((number, row, pos))
+        return []
+    if not moves:
+        raise ProofError(f"line {number}: the game is over here, so the row must be a leaf: {row.position!r}")
+    if row.role == WINNER:
+        report.winner_rows += 1
+        if pos.to_move != winner:
+            raise ProofError(f"line {number}: a winner row needs {COLOUR_NAMES[winner]} to move: {row.position!r}")
+        if row.value != "win":
+            raise ProofError(f"line {number}: a winner row has the value win: {row.value!r}")
+        try:
+            cell = game.parse_move(row.move)
+            return [game.play(pos, cell)]
+        except (NotationError, IllegalMoveError):
+            raise ProofError(f"line {number}: illegal move in {row.position!r} under {game.rules_name}: "
+                             f"{row.move!r}") from None
+    report.loser_rows += 1
+    if pos.to_move != loser:
+        raise ProofError(f"line {number}: a loser row needs {COLOUR_NAMES[loser]} to move: {row.position!r}")
+    if row.move:
+        raise ProofError(f"line {number}: a loser row has no move (every reply is covered): {row.move!r}")
+    if row.value != "loss":
+        raise ProofError(f"line {number}: a loser row has the value loss: {row.value!r}")
+    return [child for _, child in game.children(pos)]
+
+
+def _verify_length(game: Smallholder, pos: Position, row: Row, number: int, remoteness: dict[int, int]) -> int:
+    if row.role == LEAF_ROLE:
+        return row.remoteness
+    if row.role == WINNER:
+        expected = remoteness[game.key(game.play(pos, game.parse_move(row.move)))] + 1
+    else:
+        expected = max(remoteness[game.key(child)] for _, child in game.children(pos)) + 1
+    if row.remoteness != expected:
+        raise ProofError(f"line {number}: remoteness {row.remoteness} does not follow from the rows below "
+                         f"(expected {expected}): {row.position!r}")
+    return expected
+
+
+def _check_leaves(game: Smallholder, winner: str, leaf_checks: list[tuple[int, Row, Position]], check_budget: int,
+                  report: CheckReport, progress: Callable[[str], None] | None) -> None:
+    # imported here: the driver imports this package's tree, not the other way round
+    from tablebase.solver.proof.driver import ProofSearch, SearchSettings
+    from tablebase.solver.smallholder_search import LocalSearch
+
+    search = LocalSearch(game, node_budget=check_budget)
+    last = time.perf_counter()
+    for done, (number, row, pos) in enumerate(leaf_checks, start=1):
+        outcome = search.solve(pos)
+        search.table.clear()
+        if outcome is not None:
+            claimed = Outcome(WIN if row.value == "win" else LOSS, row.remoteness)
+            if outcome != claimed:
+                raise ProofError(f"line {number}: the leaf is a {outcome.name} in {outcome.remoteness}, "
+                                 f"not a {row.value} in {row.remoteness}: {row.position!r}")
+            report.resolved_leaves += 1
+        else:
+            settings = SearchSettings(node_budget=check_budget, solver="reference", order="last")
+            result = ProofSearch(game, pos, winner, InlineExecutor(), 1, settings).run()
+            if result.status != "proved":
+                raise ProofError(f"line {number}: the leaf could not be re-proved a win for {COLOUR_NAMES[winner]} "
+                                 f"({result.status}): {row.position!r}")
+            report.reproved_leaves += 1
+        if progress is not None and (time.perf_counter() - last > 2 or done == len(leaf_checks)):
+            last = time.perf_counter()
+            progress(f"checked {done:,} of {len(leaf_checks):,} leaves")

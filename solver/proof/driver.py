@@ -1,0 +1,338 @@
+"""The job loop of the weak solve: keep the executor busy, feed results back, commit.
+
+`ProofSearch.run` proves or disproves one goal ("the attacker wins from the root"):
+it selects most-proving frontier nodes of the `ProofGraph`, submits each as a `Job`
+to the executor (in-process or Dask, see `executors`), applies each result as it
+arrives and commits every settled node, leaf result and unknown attempt to the
+`ProofStore` in one transaction per batch of results. A run with the same settings
+resumes from what is stored. `weak_solve` runs the goals a value needs: the mover
+wins; else the opponent wins; else it is a draw.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Protocol
+from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.games.smallholder import Position, Smallholder, opponent
+from tablebase.solver.probe import Outcome
+from tablebase.solver.proof.jobs import Job, JobResult, run_job
+from tablebase.solver.proof.tree import DISPROVED, EXPANDED, INF, PROVED, SETTLED, TRIED, Known, Node, ProofGraph
+
+#: How often `ProofSearch` reports progress (seconds).
+PROGRESS_INTERVAL = 2.0
+#: Failed jobs (a worker died...) tolerated per run before giving up.
+MAX_JOB_FAILURES = 20
+
+
+class RunRecord(Protocol):
+    id: int
+    jobs: int
+    seconds: float
+
+
+class ProofRecorder(Protocol):
+    """Where a search commits what it settles (`db.proofs.ProofStore`)."""
+
+    def open_run(self, game: str, rules: str, root: str, root_key: int, goal: str, solver: str,
+                 node_budget: int) -> Any: ...
+
+    def leaves(self, game: str, rules: str) -> dict[int, tuple[int, int | None]]: ...
+
+    def attempts(self, game: str, rules: str) -> dict[int, int]: ...
+
+    def settled(self, run_id: int) -> dict[int, tuple[int, str, int | None, int]]: ...
+
+    def commit(self, run: Any, game: str, rules: str, solver: str,
+               leaves: Iterable[tuple[int, int, int | None, int, float]],
+               attempts: Iterable[tuple[int, int, int, float]],
+               settled: Iterable[tuple[int, int, str, int | None, int]],
+               jobs: int, seconds: float, status: str, summary: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    node_budget: int = 200_000  # positions one leaf job may explore before it answers "unknown"
+    solver: str = "subgraph"  # a name of `jobs.LEAF_SOLVERS`
+    in_flight: int | None = None  # jobs kept submitted at once (default: twice the executor's slots)
+    #: positions with more empty cells than this are expanded by the master, never sent as
+    #: jobs (None: every frontier position is tried as a job first)
+    job_max_empty: int | None = None
+    time_limit: float | None = None  # stop (resumably) after this many seconds of this call
+    first_moves: bool = False  # also settle every first move (which ones win)
+    #: selection tie-break: "first" (ascending cells) or "last" (a different move order)
+    order: str = "first"
+
+
+@dataclass(frozen=True)
+class SearchProgress:
+    goal: str  # the attacker's colour
+    seconds: float
+    jobs: int
+    jobs_per_second: float
+    in_flight: int
+    nodes: int  # nodes of the master graph
+    settled: int  # nodes settled so far (this call), leaves included
+    root_pn: int
+    root_dn: int
+    line: list[str]  # the current most-proving line from the root, as move names
+
+
+@dataclass
+class GoalResult:
+    goal: str
+    status: str  # "proved", "disproved" (untainted), "unknown" (tainted by a loop), "unfinished"
+    seconds: float
+    jobs: int
+    nodes: int
+    settled: int
+    root_pn: int
+    root_dn: int
+    proof_length: int | None  # plies of the longest line of the proof (or disproof)
+    #: first move name -> "win" / "no win" / "open" (when asked for)
+    first_moves: dict[str, str] = field(default_factory=dict)
+    run_id: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"goal": self.goal, "status": self.status, "seconds": round(self.seconds, 3), "jobs": self.jobs,
+                "nodes": self.nodes, "settled": self.settled, "root_pn": _number(self.root_pn),
+                "root_dn": _number(self.root_dn), "proof_length": self.proof_length,
+                "first_moves": self.first_moves}
+
+
+def _number(value: int) -> int | str:
+    return "inf" if value >= INF else value
+
+
+class ProofSearch:
+    """One goal's search (see the module doc)."""
+
+    def __init__(self, game: Smallholder, root: Position, attacker: str, executor: Executor, slots: int = 1,
+                 settings: SearchSettings = SearchSettings(), proofs: ProofRecorder | None = None,
+                 progress: Callable[[SearchProgress], None] | None = None) -> None:
+        self.game = game
+        self.root_pos = root
+        self.attacker = attacker
+        self.executor = executor
+        self.settings = settings
+        self.in_flight = settings.in_flight or (1 if slots <= 1 else 2 * slots)
+        self.proofs = proofs
+        self.progress = progress
+        self.rules_label = game.rules_name
+        self.run_record: RunRecord | None = None
+        self._leaves: dict[int, tuple[int, int | None]] = {}
+        self._attempts: dict[int, int] = {}
+        self._settled: dict[int, tuple[int, str, int | None, int]] = {}
+        self.previous_jobs = 0
+        self.previous_seconds = 0.0
+        if proofs is not None:
+            self.run_record = proofs.open_run("smallholder", self.rules_label, game.format(root),
+                                              game.canonical_key(root), attacker, settings.solver,
+                                              settings.node_budget)
+            self._leaves = proofs.leaves("smallholder", self.rules_label)
+            self._attempts = proofs.attempts("smallholder", self.rules_label)
+            self._settled = proofs.settled(self.run_record.id)
+            self.previous_jobs = self.run_record.jobs
+            self.previous_seconds = self.run_record.seconds
+        self.graph = ProofGraph(game, root, attacker, self._known, settings.node_budget, settings.order)
+        self._pending: dict[Future, Node] = {}
+        self._new_leaves: list[tuple[int, int, int | None, int, float]] = []
+        self._new_attempts: list[tuple[int, int, int, float]] = []
+        self.jobs = 0
+        self.failures = 0
+        self.settled = 0
+        self._started = time.perf_counter()
+        self._last_report = 0.0
+        self._line: list[Node] = []
+
+    def _known(self, key: int) -> Known | None:
+        leaf = self._leaves.get(key)
+        if leaf is not None:
+            return Known(leaf=Outcome(leaf[0], leaf[1]))
+        settled = self._settled.get(key)
+        if settled is not None:
+            status, _source, best, length = settled
+            return Known(settled=(status, best, length))
+        budget = self._attempts.get(key)
+        if budget is not None:
+            return Known(tried_budget=budget)
+        return None
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def run(self) -> GoalResult:
+        deadline = None if self.settings.time_limit is None else self._started + self.settings.time_limit
+        try:
+            finished = self._settle(self.graph.root, deadline)
+            if finished and self.settings.first_moves and self.graph.root.status == PROVED:
+                for child in list(self.graph.root.children):
+                    if not self._settle(child, deadline):
+                        break
+        finally:
+            for future in self._pending:
+                future.cancel()
+            self._pending.clear()
+            self._commit(final=True)
+        return self.result()
+
+    def _settle(self, target: Node, deadline: float | None) -> bool:
+        """Work until ``target`` is settled; False if the time limit came first."""
+        graph = self.graph
+        while target.state != SETTLED:
+            if deadline is not None and time.perf_counter() > deadline:
+                return False
+            while len(self._pending) < self.in_flight:
+                path = graph.select(target)
+                if path is None:
+                    break
+                node = path[-1]
+                if node.state == TRIED:  # expanded before this run was resumed
+                    graph.expand(node)
+                    continue
+                if self._too_big(node):  # no job: the master expands it, and records that
+                    self._new_attempts.append((node.key, self.settings.node_budget, 0, 0.0))
+                    graph.expand(node)
+                    continue
+                self._line = path
+                graph.start_job(node)
+                job = Job(self.game.board.name, self.game.rules.spec, node.key, self.settings.node_budget,
+                          self.settings.solver)
+                self._pending[self.executor.submit(run_job, job)] = node
+            if target.state == SETTLED:
+                break
+            if not self._pending:
+                raise AssertionError("the proof search has no job to run and nothing running")
+            timeout = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            done, _ = wait(list(self._pending), timeout=timeout, return_when=FIRST_COMPLETED)
+            for future in done:
+                self._apply(future, self._pending.pop(future))
+            self._commit()
+        return True
+
+    def _too_big(self, node: Node) -> bool:
+        limit = self.settings.job_max_empty
+        return limit is not None and self.game.board.size - node.stones > limit
+
+    def _apply(self, future: Future, node: Node) -> None:
+        try:
+            result: JobResult = future.result()
+        except Exception as exc:  # noqa: BLE001 - a lost worker; the job is simply run again
+            self.failures += 1
+            if self.failures > MAX_JOB_FAILURES:
+                raise RuntimeError(f"{self.failures} leaf jobs failed; the last one: {exc}") from exc
+            self.graph.abandon_job(node)
+            return
+        self.jobs += 1
+        if result.outcome is None:
+            self._new_attempts.append((result.key, self.settings.node_budget, result.nodes, result.seconds))
+        else:
+            self._new_leaves.append((result.key, result.outcome.value, result.outcome.remoteness, result.nodes,
+                                     result.seconds))
+        self.graph.finish_job(node, result.outcome)
+
+    def _commit(self, final: bool = False) -> None:
+        settled = self.graph.take_settled()
+        self.settled += len(settled)
+        if self.proofs is not None and self.run_record is not None:
+            self.proofs.commit(
+                self.run_record, "smallholder", self.rules_label, self.settings.solver, self._new_leaves,
+                self._new_attempts, [(s.key, s.status, s.source, s.best, s.length) for s in settled],
+                self.previous_jobs + self.jobs, self.previous_seconds + time.perf_counter() - self._started,
+                self.status() if final else "running", self.summary())
+        self._new_leaves, self._new_attempts = [], []
+        now = time.perf_counter()
+        if self.progress is not None and (final or now - self._last_report >= PROGRESS_INTERVAL):
+            self._last_report = now
+            self.progress(self.snapshot())
+
+    # -- reports ----------------------------------------------------------------------
+
+    def status(self) -> str:
+        root = self.graph.root
+        if root.state != SETTLED:
+            return "unfinished"
+        if root.status == PROVED:
+            return "proved"
+        return "unknown" if root.tainted else "disproved"
+
+    def line_names(self, path: list[Node]) -> list[str]:
+        """A path of canonical nodes as the moves that play it from the real root."""
+        game, pos, names = self.game, self.root_pos, []
+        for node in path[1:]:
+            for move, child in game.children(pos):
+                if game.canonical_key(child) == node.key:
+                    names.append(game.move_name(move.cell))
+                    pos = child
+                    break
+            else:
+                break
+        return names
+
+    def snapshot(self) -> SearchProgress:
+        seconds = time.perf_counter() - self._started
+        pn, dn = self.graph.root.pn, self.graph.root.dn
+        return SearchProgress(self.attacker, seconds, self.jobs, self.jobs / seconds if seconds else 0.0,
+                              len(self._pending), len(self.graph.nodes), self.settled, pn, dn,
+                              self.line_names(self._line))
+
+    def summary(self) -> dict[str, Any]:
+        root = self.graph.root
+        return {"nodes": len(self.graph.nodes), "root_pn": _number(root.pn), "root_dn": _number(root.dn),
+                "loop_edges": self.graph.loop_edges, "node_budget": self.settings.node_budget}
+
+    def first_moves(self) -> dict[str, str]:
+        """Each legal first move of the real root: whether it wins for the attacker."""
+        game, out = self.game, {}
+        if self.root_pos.to_move != self.attacker:
+            return out
+        for move, child in game.children(self.root_pos):
+            node = self.graph.nodes.get(game.canonical_key(child))
+            state = "open"
+            if node is not None and node.state == SETTLED:
+                state = "win" if node.status == PROVED else ("no win" if not node.tainted else "open")
+            out[game.move_name(move.cell)] = state
+        return out
+
+    def result(self) -> GoalResult:
+        root = self.graph.root
+        seconds = time.perf_counter() - self._started
+        return GoalResult(self.attacker, self.status(), seconds, self.jobs, len(self.graph.nodes), self.settled,
+                          root.pn, root.dn, root.length if root.state == SETTLED else None,
+                          self.first_moves() if self.settings.first_moves else {},
+                          self.run_record.id if self.run_record else None)
+
+
+@dataclass
+class WeakResult:
+    """The value of the root for its side to move, when the goals settled it."""
+
+    value: int | None  # WIN / LOSS / DRAW, or None: not settled (unfinished or unknown)
+    goals: list[GoalResult]
+
+    @property
+    def value_name(self) -> str:
+        return {WIN: "win", LOSS: "loss", DRAW: "draw", None: "unknown"}[self.value]
+
+
+def weak_solve(game: Smallholder, root: Position, executor: Executor, slots: int = 1,
+               settings: SearchSettings = SearchSettings(), proofs: ProofRecorder | None = None,
+               progress: Callable[[SearchProgress], None] | None = None) -> WeakResult:
+    """Prove a win for the side to move, else for the opponent, else it is a draw."""
+    mover = root.to_move
+    first = ProofSearch(game, root, mover, executor, slots, settings, proofs, progress).run()
+    if first.status == "proved":
+        return WeakResult(WIN, [first])
+    if first.status != "disproved":
+        return WeakResult(None, [first])
+    second = ProofSearch(game, root, opponent(mover), executor, slots, settings, proofs, progress).run()
+    if second.status == "proved":
+        return WeakResult(LOSS, [first, second])
+    if second.status == "disproved":
+        return WeakResult(DRAW, [first, second])
+    return WeakResult(None, [first, second])
+
+
+__all__ = ["DISPROVED", "EXPANDED", "GoalResult", "ProofSearch", "SearchProgress", "SearchSettings",
+           "WeakResult", "weak_solve"]

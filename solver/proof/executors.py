@@ -1,0 +1,91 @@
+"""Where jobs run: one `concurrent.futures.Executor` for every setting.
+
+* in-process (the default, nothing to start): `InlineExecutor` runs each job when it is
+  submitted, so a run is deterministic;
+* ``workers=N``: a `dask.distributed.LocalCluster` of N single-threaded worker processes
+  on this machine, started here and stopped at the end;
+* ``scheduler="tcp://HOST:PORT"``: a cluster started elsewhere with ``dask scheduler`` and
+  ``dask worker`` (the workers must have this package installed).
+
+The two Dask settings hand out `Client.get_executor()`, the standard interface, so the
+driver has one code path for all three.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Executor, Future
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+#: A tcp://HOST:PORT address of a scheduler (what ``dask scheduler`` prints).
+SCHEDULER_PREFIXES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
+
+
+class ExecutorError(RuntimeError):
+    """The cluster could not be started or reached."""
+
+
+class InlineExecutor(Executor):
+    """Runs each submitted call at once in this process (an already finished Future)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # the caller sees it through future.result()
+            if not isinstance(exc, Exception):
+                raise
+            future.set_exception(exc)
+        return future
+
+
+def describe(workers: int | None, scheduler: str | None) -> str:
+    if scheduler:
+        return f"Dask cluster at {scheduler}"
+    if workers:
+        return f"local Dask cluster of {workers} worker{'s' * (workers != 1)}"
+    return "in-process"
+
+
+@contextmanager
+def open_executor(workers: int | None = None, scheduler: str | None = None,
+                  connect_timeout: float = 20) -> Iterator[tuple[Executor, int]]:
+    """(executor, how many jobs it runs at once) for the chosen setting; see the module doc."""
+    if workers is not None and scheduler is not None:
+        raise ExecutorError("give --workers or --scheduler, not both")
+    if scheduler is None and not workers:
+        yield InlineExecutor(), 1
+        return
+    from distributed import Client, LocalCluster  # only the Dask settings need it
+
+    # Dask logs every worker start and stop; the driver reports progress itself
+    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    if scheduler is not None:
+        if not scheduler.startswith(SCHEDULER_PREFIXES):
+            raise ExecutorError(f"scheduler address must look like tcp://HOST:PORT: {scheduler!r}")
+        try:
+            client = Client(scheduler, timeout=connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            raise ExecutorError(f"cannot reach the Dask scheduler ({exc}): {scheduler!r}") from None
+        try:
+            slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+            with client.get_executor(pure=False) as executor:
+                yield executor, max(1, slots)
+        finally:
+            client.close()
+        return
+    if workers is not None and workers < 1:
+        raise ExecutorError(f"--workers must be at least 1: {workers!r}")
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    try:
+        client = Client(cluster)
+        try:
+            with client.get_executor(pure=False) as executor:
+                yield executor, int(workers or 1)
+        finally:
+            client.close()
+    finally:
+        cluster.close()

@@ -1,0 +1,86 @@
+"""Frontier positions as jobs for an exact leaf solver.
+
+A `Job` names a position by its canonical key and the rules by their spec text, so it
+pickles small and means the same on every worker. `run_job` is the function workers
+execute: it looks the named leaf solver up in `LEAF_SOLVERS`, solves the position
+exactly within the job's node budget and returns a `JobResult` (an exact outcome, or
+``outcome=None`` when the budget ran out: "unknown", never a guess).
+
+A leaf solver is any callable ``(game, position, node_budget) -> (Outcome | None,
+nodes explored)`` whose answers are exact. The default, ``subgraph``, is the bounded
+reachable-subgraph solve of `solver/smallholder_search.py`: exact, cycles included
+(infinite play is a draw), because it solves the explored graph as a whole.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from tablebase.games.smallholder import Position, Smallholder
+from tablebase.solver.probe import Outcome
+from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
+
+#: (game, position, node budget) -> (exact outcome or None when out of budget, nodes explored)
+LeafSolver = Callable[[Smallholder, Position, int], tuple[Outcome | None, int]]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One frontier position to solve exactly."""
+
+    board: str
+    rules: str  # the full option spec (`Rules.spec`), so workers need no name table
+    key: int  # canonical key of the position
+    node_budget: int
+    solver: str = "subgraph"
+
+
+@dataclass(frozen=True)
+class JobResult:
+    key: int
+    outcome: Outcome | None  # exact, for the side to move; None: out of budget ("unknown")
+    nodes: int
+    seconds: float
+    worker: str  # host:pid of the process that ran it (progress and benchmarks only)
+
+
+@functools.cache
+def _game(board: str, rules: str) -> Smallholder:
+    return Smallholder(board, rules)
+
+
+@functools.cache
+def _array_search(board: str, rules: str) -> ArrayLocalSearch:
+    return ArrayLocalSearch(_game(board, rules), node_budget=None)
+
+
+def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Outcome | None, int]:
+    """The array-rules subgraph solve (boards up to 63 cells)."""
+    search = _array_search(game.board.name, game.rules.spec)
+    search.node_budget = node_budget
+    search.table.clear()  # one job's subgraph says nothing about the next one's root
+    outcome = search.solve(pos)
+    search.table.clear()
+    return outcome, search.nodes
+
+
+def reference_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Outcome | None, int]:
+    """The same solve with the per-position rules engine only (slow; what checks use)."""
+    search = LocalSearch(game, node_budget=node_budget)
+    return search.solve(pos), search.nodes
+
+
+#: leaf solvers by name (a Job names one, so master and workers agree)
+LEAF_SOLVERS: dict[str, LeafSolver] = {"subgraph": subgraph_leaf, "reference": reference_leaf}
+
+
+def run_job(job: Job) -> JobResult:
+    """Solve one job (the function the executors run, in-process or on a Dask worker)."""
+    started = time.perf_counter()
+    game = _game(job.board, job.rules)
+    outcome, nodes = LEAF_SOLVERS[job.solver](game, game.from_key(job.key), job.node_budget)
+    return JobResult(job.key, outcome, nodes, time.perf_counter() - started, f"{os.uname().nodename}:{os.getpid()}")

@@ -1,0 +1,335 @@
+"""The weak solve (job-level proof-number search): against the strong tables, on Dask,
+across a kill, with cycles; and the proof files it exports, checked and tampered with."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablebase.db.proofs import ProofStore
+from tablebase.db.store import TablebaseStore
+from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.games.smallholder import RULESETS, Position, Smallholder
+from tablebase.solver.proof.certificate import ProofError, check_proof, proof_header, proof_rows, format_rows
+from tablebase.solver.proof.driver import ProofSearch, SearchSettings, WeakResult, weak_solve
+from tablebase.solver.proof.executors import InlineExecutor, open_executor
+from tablebase.solver.smallholder_solve import solve_ruleset
+
+#: A drawn position (RULES/docs: White's d3 and Black's d2 repeat it, up to symmetry).
+CYCLE_RULES = "groups=must-create-if-one,territory=hull"
+CYCLE_POSITION = "WWB/BB.B/B.WBW/W..W/WBB W"
+#: Moves from CYCLE_POSITION that return to it exactly.
+CYCLE_MOVES = [14, 13, 5, 10, 8, 4]
+
+
+def play(game: Smallholder, names: str) -> Position:
+    pos = game.start()
+    for name in names.split():
+        pos = game.play(pos, game.parse_move(name))
+    return pos
+
+
+def table_answer(game: Smallholder, root: Position) -> tuple[int, set[str]]:
+    """(value of ``root`` for its side to move, its winning moves) from a strong solve."""
+    root_key = game.canonical_key(root)
+    solved = solve_ruleset(game.board, game.rules, roots=np.array([root_key], dtype=np.uint64))
+
+    def value(pos: Position) -> int:
+        at = int(np.searchsorted(solved.keys, game.canonical_key(pos)))
+        assert solved.keys[at] == game.canonical_key(pos)
+        return int(solved.values[at])
+
+    winning = {game.move_name(move.cell) for move, child in game.children(root) if value(child) == LOSS}
+    return value(root), winning
+
+
+def weak_answer(result: WeakResult) -> tuple[int | None, set[str]]:
+    if result.value != WIN:
+        return result.value, set()
+    return result.value, {move for move, state in result.goals[0].first_moves.items() if state == "win"}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with open_executor(workers=2) as (executor, slots):
+        yield executor, slots
+
+
+def solve_both(game: Smallholder, root: Position, executor, slots, budget: int) -> None:
+    expected = table_answer(game, root)
+    result = weak_solve(game, root, executor, slots, SearchSettings(node_budget=budget, first_moves=True))
+    assert weak_answer(result) == expected
+    assert all(state != "open" for state in result.goals[0].first_moves.values())
+
+
+@pytest.mark.parametrize("ruleset", ["nibbler", "stymie"])
+def test_limping2_on_a_local_cluster_matches_the_tables(cluster, ruleset):
+    game = Smallholder("limping2", ruleset)
+    solve_both(game, game.start(), *cluster, budget=2_000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", [r for r in RULESETS if r not in ("nibbler", "stymie")])
+def test_limping2_other_rulesets_on_a_local_cluster(cluster, ruleset):
+    game = Smallholder("limping2", ruleset)
+    solve_both(game, game.start(), *cluster, budget=2_000)
+
+
+def test_hex3_subproblem_on_a_local_cluster_matches_the_table(cluster):
+    game = Smallholder("hex3", "nibbler")
+    solve_both(game, play(game, "c3 c4 c5 c2 c1 d1 b4 a1"), *cluster, budget=20_000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", ["hull-setbacks", "gaps-original"])
+def test_hex3_deeper_subproblems_on_a_local_cluster(cluster, ruleset):
+    game = Smallholder("hex3", ruleset)
+    solve_both(game, play(game, "c3 c4 c5 c2 c1 d1"), *cluster, budget=50_000)
+
+
+def test_in_process_and_cluster_prove_the_same_value(cluster):
+    game = Smallholder("limping2", "hull-setbacks")
+    inline = weak_solve(game, game.start(), InlineExecutor(), 1, SearchSettings(node_budget=500))
+    spread = weak_solve(game, game.start(), *cluster, SearchSettings(node_budget=500))
+    assert inline.value == spread.value == WIN
+
+
+# -- cycles ------------------------------------------------------------------------------
+
+
+def test_the_cycle_is_a_real_repetition():
+    game = Smallholder("hex3", CYCLE_RULES)
+    pos = start = game.parse(CYCLE_POSITION)
+    for cell in CYCLE_MOVES:
+        pos = game.play(pos, cell)
+    assert pos == start
+
+
+def test_a_loop_is_never_a_win_and_never_a_stored_disproof():
+    game = Smallholder("hex3", CYCLE_RULES)
+    root = game.parse(CYCLE_POSITION)
+    # the master graph alone (no leaf jobs) meets the repetition: it must not decide
+    for attacker in "BW":
+        search = ProofSearch(game, root, attacker, InlineExecutor(), 1, SearchSettings(job_max_empty=0))
+        result = search.run()
+        assert search.graph.loop_edges >= 1
+        assert result.status == "unknown"
+    # the exact leaves solve the cycle as a whole: a draw
+    assert weak_solve(game, root, InlineExecutor()).value == DRAW
+    assert weak_solve(game, root, InlineExecutor(), settings=SearchSettings(job_max_empty=0)).value is None
+
+
+# -- store, export, check --------------------------------------------------------------
+
+
+def export(db: Path, game: Smallholder, root: Position, winner: str) -> list[str]:
+    with TablebaseStore(db) as store:
+        proofs = ProofStore(store)
+        run = proofs.find_run("smallholder", game.rules_name, game.canonical_key(root), winner)
+        assert run is not None and run.status == "proved"
+        rows = proof_rows(game, root, winner, proofs.settled(run.id), proofs.leaves("smallholder", game.rules_name))
+        return proof_header(game, root, winner) + list(format_rows(rows))
+
+
+def solve_into(db: Path, game: Smallholder, budget: int) -> WeakResult:
+    with TablebaseStore(db, create=True) as store:
+        return weak_solve(game, game.start(), InlineExecutor(), 1, SearchSettings(node_budget=budget),
+                          ProofStore(store))
+
+
+@pytest.fixture(scope="module")
+def limping2_proof(tmp_path_factory) -> list[str]:
+    db = tmp_path_factory.mktemp("proof") / "tb.sqlite"
+    game = Smallholder("limping2", "nibbler")
+    assert solve_into(db, game, 1_000).value == WIN
+    return export(db, game, game.start(), "B")
+
+
+def test_export_then_check_round_trip(limping2_proof):
+    assert limping2_proof[-1].count("\t") == 4
+    report = check_proof(limping2_proof)
+    assert report.winner == "B" and report.rules == "nibbler@limping2"
+    assert report.rows == len(limping2_proof) - 6
+    assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.reproved_leaves > 0
+    assert report.depth == 11  # the strong table's remoteness of the start: the proof is as short
+
+
+def test_check_re_proves_leaves_too_big_to_re_solve(limping2_proof):
+    report = check_proof(limping2_proof, check_budget=50)
+    assert report.reproved_leaves > 0
+
+
+def _rows(lines: list[str]) -> tuple[list[str], list[list[str]]]:
+    head = [line for line in lines if line.startswith("#") or line.startswith("position\t")]
+    return head, [line.split("\t") for line in lines[len(head):]]
+
+
+def test_check_rejects_a_missing_reply(limping2_proof):
+    head, rows = _rows(limping2_proof)
+    # drop a row that a loser's reply reaches (any non-root row is reached that way or by a winner move)
+    victim = next(i for i, row in enumerate(rows) if i > 0 and rows[i - 1][1] == "loser")
+    broken = head + ["\t".join(row) for i, row in enumerate(rows) if i != victim]
+    with pytest.raises(ProofError, match="has no row"):
+        check_proof(broken)
+
+
+def test_check_rejects_an_illegal_move(limping2_proof):
+    head, rows = _rows(limping2_proof)
+    game = Smallholder("limping2", "nibbler")
+    at = next(i for i, row in enumerate(rows) if row[1] == "winner" and i > 0)
+    pos = game.parse(rows[at][0])
+    occupied = next(c for c in range(game.board.size) if (pos.black | pos.white) >> c & 1)
+    rows[at][2] = game.move_name(occupied)
+    with pytest.raises(ProofError, match="illegal move"):
+        check_proof(head + ["\t".join(row) for row in rows])
+
+
+def test_check_rejects_a_wrong_leaf_value(limping2_proof):
+    head, rows = _rows(limping2_proof)
+    at = next(i for i, row in enumerate(rows) if row[1] == "leaf" and row[4] != "0")
+    rows[at][4] = str(int(rows[at][4]) + 2)
+    with pytest.raises(ProofError):
+        check_proof(head + ["\t".join(row) for row in rows])
+
+
+def test_check_rejects_malformed_files(limping2_proof):
+    with pytest.raises(ProofError, match="header"):
+        check_proof(["# nothing here"])
+    head, rows = _rows(limping2_proof)
+    with pytest.raises(ProofError, match="tab-separated"):
+        check_proof(head + ["../.../..../... B\twinner\tb1"])
+    with pytest.raises(ProofError, match="unknown role"):
+        check_proof(head + ["../.../..../... B\tboss\tb1\twin\t11"])
+
+
+def test_check_rejects_a_loop():
+    """A "proof" whose winner walks round the cycle for ever wins nothing."""
+    game = Smallholder("hex3", CYCLE_RULES)
+    winner = "W"
+    pos = game.parse(CYCLE_POSITION)
+    lines, seen = [], set()
+    for cell in CYCLE_MOVES:
+        text = game.format(pos)
+        seen.add(text)
+        if pos.to_move == winner:
+            lines.append(f"{text}\twinner\t{game.move_name(cell)}\twin\t9")
+        else:
+            lines.append(f"{text}\tloser\t\tloss\t8")
+            for _, child in game.children(pos):
+                if game.format(child) not in seen and game.play(pos, cell) != child:
+                    lines.append(f"{game.format(child)}\tleaf\t\twin\t1")
+        pos = game.play(pos, cell)
+    head = proof_header(game, game.parse(CYCLE_POSITION), winner)
+    with pytest.raises(ProofError, match="loops"):
+        check_proof(head + lines)
+
+
+# -- kill and resume ----------------------------------------------------------------------
+
+_CHILD = textwrap.dedent("""
+    import sys
+    from tablebase.db.proofs import ProofStore
+    from tablebase.db.store import TablebaseStore
+    from tablebase.games.smallholder import Smallholder
+    from tablebase.solver.proof.driver import SearchSettings, weak_solve
+    from tablebase.solver.proof.executors import InlineExecutor
+    game = Smallholder("limping2", "nibbler")
+    with TablebaseStore(sys.argv[1], create=True) as store:
+        weak_solve(game, game.start(), InlineExecutor(), 1, SearchSettings(node_budget=int(sys.argv[2])),
+                   ProofStore(store))
+""")
+
+
+def _settled_rows(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            return conn.execute("SELECT count(*) FROM proof_nodes").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_killed_run_resumes_and_ends_with_the_same_proof(tmp_path):
+    game = Smallholder("limping2", "nibbler")
+    budget = 200
+    whole = tmp_path / "whole.sqlite"
+    uninterrupted = solve_into(whole, game, budget)
+    expected = export(whole, game, game.start(), "B")
+
+    killed = tmp_path / "killed.sqlite"
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(killed), str(budget)])
+    try:
+        deadline = time.monotonic() + 120
+        while _settled_rows(killed) < 20 and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert child.poll() is None, "the run finished before it could be killed"
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    before = _settled_rows(killed)
+    assert before >= 20
+    resumed = solve_into(killed, game, budget)
+    assert resumed.value == WIN
+    assert resumed.goals[0].jobs < uninterrupted.goals[0].jobs  # it went on, it did not start again
+    assert export(killed, game, game.start(), "B") == expected
+
+
+# -- a real cluster: dask scheduler and dask worker processes ------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_through_a_dask_scheduler_and_two_dask_workers():
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    processes = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                   "--port", str(port), "--no-dashboard"], **quiet)]
+    try:
+        for _ in range(2):
+            processes.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
+                                               "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"], **quiet))
+        from distributed import Client
+
+        deadline = time.monotonic() + 60
+        while True:  # the scheduler takes a moment to listen
+            try:
+                with Client(address, timeout=5) as client:
+                    client.wait_for_workers(2, timeout=60)
+                break
+            except (OSError, TimeoutError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        game = Smallholder("limping2", "nibbler")
+        with open_executor(scheduler=address) as (executor, slots):
+            assert slots == 2
+            result = weak_solve(game, game.start(), executor, slots, SearchSettings(node_budget=2_000,
+                                                                                    first_moves=True))
+        assert weak_answer(result) == table_answer(game, game.start())
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

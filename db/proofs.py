@@ -20,6 +20,7 @@ committed, and never leaves a half-written one.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -53,11 +54,13 @@ def _hex(key: int | None) -> str | None:
 class ProofStore:
     """The proof-search tables of one tablebase file (see the module doc)."""
 
-    def __init__(self, store: TablebaseStore, readonly: bool = False) -> None:
+    def __init__(self, store: TablebaseStore) -> None:
         self.store = store
         self.db = store.db
-        self.readonly = readonly
-        self._ensure_tables()
+        try:
+            self._ensure_tables()
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot use the proof tables of {str(store.path)!r} ({exc})") from None
 
     def _ensure_tables(self) -> None:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'proofs_schema_version'").fetchone()
@@ -66,9 +69,9 @@ class ProofStore:
                 raise StoreError(f"proof tables have schema version {row[0]}, this program reads "
                                  f"{PROOFS_SCHEMA_VERSION}")
             return
-        if self.readonly:
+        if self.store.readonly:
             return
-        with self.store._transaction():
+        with self.store.transaction():
             self.db.execute(
                 "CREATE TABLE IF NOT EXISTS proof_runs (id INTEGER PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL,"
                 " root TEXT NOT NULL, root_key TEXT NOT NULL, goal TEXT NOT NULL, solver TEXT NOT NULL,"
@@ -102,7 +105,7 @@ class ProofStore:
         if found is not None:
             return found
         now = _now()
-        with self.store._transaction():
+        with self.store.transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO proof_runs (game, rules, root, root_key, goal, solver, node_budget, status,"
                 " started, updated) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
@@ -172,7 +175,18 @@ class ProofStore:
         """One transaction: new leaf results (key, value, remoteness, nodes, seconds),
         unknown attempts (key, budget, nodes, seconds), settled nodes (key, status,
         source, best, length) and the run's counters."""
-        with self.store._transaction():
+        try:
+            self._commit(run, game, rules, solver, leaves, attempts, settled, jobs, seconds, status, summary)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot record the proof search in {str(self.store.path)!r} ({exc}); "
+                             f"what was committed before is intact: run the same command again") from None
+
+    def _commit(self, run: ProofRun, game: str, rules: str, solver: str,
+                leaves: Iterable[tuple[int, int, int | None, int, float]],
+                attempts: Iterable[tuple[int, int, int, float]],
+                settled: Iterable[tuple[int, int, str, int | None, int]],
+                jobs: int, seconds: float, status: str, summary: dict[str, Any]) -> None:
+        with self.store.transaction():
             conn = self.db.conn
             conn.executemany(
                 "INSERT OR REPLACE INTO proof_leaves VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -1,14 +1,17 @@
 """Strong solution of a Smallholder ruleset on a small board (up to 31 cells).
 
-1. `enumerate_graph` walks breadth-first from the empty board with the array rules
-   (`solver/smallholder_arrays.py`): per ply, the children of the whole frontier at once,
-   reduced to canonical keys, sorted, and the new ones kept. Each move is kept as an
-   edge; at the end the edges become the reversed graph (CSR over the sorted keys).
-2. `solve_ruleset` runs the counting retrograde of `solver/graph.py` on that graph:
-   exact win / loss / draw and remoteness for every canonical reachable position.
+1. `enumerate_graph` walks breadth-first from the empty board with the compiled rules
+   (`games/smallholder/compiled.py`): per ply, the canonical keys of the children of
+   the whole frontier (`expand_keys`), sorted, looked up in the visited set and the new
+   ones given the next ids. The moves are kept as the forward graph in CSR form over
+   those ids (one ``int32`` per move).
+2. `solve_ruleset` runs the retrograde on it level by level (`retrograde_level` of
+   `solver/smallholder_kernels.py`): exact win / loss / draw and remoteness for every
+   canonical reachable position, then returns them in key order.
 
 Captures remove stones, so a position can come back and the graph may have cycles;
-the retrograde handles them (infinite play is a draw, RULES.md 2.5).
+the retrograde handles them (infinite play is a draw, RULES.md 2.5), and one
+depth-first walk counts the positions from which play can go on forever.
 
 Storage: the payload of a position is one ``uint16``: the remoteness in the low 14
 bits, ``WIN_FLAG`` when the side to move wins, ``DRAW_FLAG`` for a draw (remoteness 0).
@@ -18,16 +21,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
 from tablebase.games.base import DRAW, LOSS, WIN
-from tablebase.games.smallholder.board import Board
-from tablebase.games.smallholder.options import Rules
-from tablebase.solver.graph import GraphSolution, csr_offsets, reaches_cycle, solve_reversed
-from tablebase.solver.keys import sorted_unique
-from tablebase.solver.smallholder_arrays import SmallholderArrays
+from tablebase.games.smallholder.board import Board, get_board
+from tablebase.games.smallholder.options import Rules, parse_rules
+from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS
 
 U64 = np.uint64
 #: The rules engine has no version constant of its own: bump this when its rules change.
@@ -38,6 +39,8 @@ PAYLOAD_DTYPE = "u2"
 REMOTENESS_MASK = 0x3FFF
 WIN_FLAG = 0x4000
 DRAW_FLAG = 0x8000
+#: Frontier positions expanded at once (bounds the temporary arrays of one ply).
+EXPAND_SLICE = 1 << 18
 
 #: progress(stage, step, positions so far): stage "enumerate" (step = ply) or "solve" (step = level)
 Progress = Callable[[str, int, int], None]
@@ -63,105 +66,115 @@ class SolvedRuleset:
         return value, None if value == DRAW else int(self.remoteness[0])
 
 
-def contains_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    """Whether each of the sorted ``needles`` is in the sorted ``haystack``.
+class ForwardGraph(NamedTuple):
+    """The reachable positions and their moves. Position ids follow the breadth-first
+    walk; the entries (`solver/smallholder_kernels.py`) give each key its id; the moves of id ``v``
+    lead to ids ``children[offsets[v]:offsets[v + 1]]``."""
 
-    Sorted needles keep `np.searchsorted` cache-friendly: on random needles it is tens
-    of times slower on large arrays.
-    """
-    if len(haystack) == 0:
-        return np.zeros(len(needles), dtype=bool)
-    at = np.minimum(np.searchsorted(haystack, needles), len(haystack) - 1)
-    return haystack[at] == needles
+    entries: np.ndarray  # uint64, sorted: canonical key << id_bits | id
+    id_bits: int
+    offsets: np.ndarray  # int32, by id (length: positions + 1)
+    children: np.ndarray  # int32, child ids
+    plies: int
 
 
 def _bits_for(count: int) -> int:
     return max(1, int(count - 1).bit_length())
 
 
-@dataclass(frozen=True)
-class _Ply:
-    """One breadth-first ply: its positions and their moves, sorted by child key."""
-
-    keys: np.ndarray  # sorted canonical keys first reached at this ply
-    edges: np.ndarray  # uint64: child key << parent_bits | index of the parent in ``keys``
-    parent_bits: int
-
-
-def enumerate_graph(arrays: SmallholderArrays, progress: Progress | None = None, roots: np.ndarray | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def enumerate_graph(board: Board, rules: Rules, progress: Progress | None = None,
+                    roots: np.ndarray | None = None) -> ForwardGraph:
     """Every canonical position reachable from the empty board (or from the ``roots``
-    keys) and the reversed move graph.
+    keys) and the move graph between them (see `ForwardGraph`)."""
+    from tablebase.games.smallholder.compiled import canonical_keys, expand_keys, tables
+    from tablebase.solver.smallholder_kernels import degrees_to_offsets, merge_into, resolve_children
 
-    Returns (sorted keys, reversed-graph offsets, reversed-graph parents, plies): the
-    positions with a move to ``keys[v]`` are ``parents[offsets[v]:offsets[v + 1]]``
-    (indices into ``keys``; one entry per move, so two moves to symmetric children
-    give two entries).
-    """
-    arrays.check_keys()
-    key_bits = 2 * arrays.cells + 1
-    frontier = sorted_unique(np.sort(arrays.canonical(np.zeros(1, dtype=U64) if roots is None else roots)))
-    visited = frontier
-    plies: list[_Ply] = []
+    n = board.size
+    if n > MAX_KEY_CELLS:
+        raise ValueError(f"{board.name} has {n} cells; keys hold at most {MAX_KEY_CELLS}")
+    t = tables(board, rules)
+    key_bits = 2 * n + 1
+    id_bits = 64 - key_bits
+    frontier = np.unique(canonical_keys(np.zeros(1, dtype=U64) if roots is None else roots.astype(U64), t))
+    visited = frontier << U64(id_bits) | np.arange(len(frontier), dtype=U64)
+    total = len(frontier)
+    # both grow in place (ndarray.resize reallocates without a second copy in memory)
+    degrees = np.zeros(0, dtype=np.int32)  # by id, then made the CSR offsets
+    edges = np.zeros(0, dtype=np.int32)  # child ids, by parent id
+    plies = 0
     while len(frontier):
-        parent_bits = _bits_for(len(frontier))
-        if key_bits + parent_bits > 64:
-            raise ValueError(f"{len(frontier):,} positions in one ply of {arrays.board.name}: too many to pack")
-        parts = [arrays.canonical(child) << U64(parent_bits) | where.astype(U64)
-                 for where, child in arrays.children(frontier)]
-        edges = np.concatenate(parts) if parts else np.zeros(0, dtype=U64)
-        del parts
-        edges.sort()
-        candidates = sorted_unique(edges >> U64(parent_bits))
-        fresh = candidates[~contains_sorted(visited, candidates)]
-        del candidates
-        plies.append(_Ply(frontier, edges, parent_bits))
-        if len(fresh):
-            # timsort merges the two sorted runs in linear time
-            visited = np.sort(np.concatenate([visited, fresh]), kind="stable")
-        frontier = fresh
+        plies += 1
+        news: list[np.ndarray] = []
+        for start in range(0, len(frontier), EXPAND_SLICE):
+            counts, child_keys = expand_keys(frontier[start:start + EXPAND_SLICE], t)
+            edge_bits = _bits_for(len(child_keys))
+            if key_bits + edge_bits > 64:
+                raise ValueError(f"{len(child_keys):,} moves in one slice of {board.name}: too many to pack")
+            packed = child_keys << U64(edge_bits) | np.arange(len(child_keys), dtype=U64)
+            del child_keys
+            packed.sort()
+            at = len(edges)
+            edges.resize(at + len(packed), refcheck=False)
+            fresh = resolve_children(packed, edge_bits, visited, id_bits, total, edges[at:])
+            del packed
+            done = len(degrees)
+            degrees.resize(done + len(counts), refcheck=False)
+            degrees[done:] = counts
+            total += len(fresh)
+            if total >= 1 << min(id_bits, 31):
+                raise ValueError(f"more than {(1 << min(id_bits, 31)) - 1:,} positions on {board.name}: "
+                                 "too many to number")
+            known = len(visited)
+            visited.resize(known + len(fresh), refcheck=False)
+            merge_into(visited, known, fresh)
+            news.append(fresh)
+        # the next frontier: this ply's new keys in id order (ascending key within a slice)
+        frontier = np.concatenate(news) >> U64(id_bits)
+        del news
         if progress:
-            progress("enumerate", len(plies), len(visited))
-    depth = len(plies) - 1
-    return (*_reverse(visited, plies), depth)
-
-
-def _reverse(keys: np.ndarray, plies: list[_Ply]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The reversed graph over ``keys`` from the plies' edges (which are consumed)."""
-    total = sum(len(p.edges) for p in plies)
-    packed = np.empty(total, dtype=U64)
-    at = 0
-    while plies:
-        ply = plies.pop(0)
-        ranks = np.searchsorted(keys, ply.keys).astype(U64)  # sorted needles: fast
-        child = np.searchsorted(keys, ply.edges >> U64(ply.parent_bits)).astype(U64)  # sorted too
-        parent = ranks[(ply.edges & U64((1 << ply.parent_bits) - 1)).astype(np.intp)]
-        packed[at:at + len(child)] = child << U64(32) | parent
-        at += len(child)
-    packed.sort()
-    parents = (packed & U64(0xFFFFFFFF)).astype(np.int32)
-    counts = np.bincount((packed >> U64(32)).astype(np.intp), minlength=len(keys))
-    return keys, csr_offsets(counts), parents
+            progress("enumerate", plies, total)
+    if len(edges) >= 1 << 31:
+        raise ValueError(f"{len(edges):,} moves on {board.name}: more than this solver indexes (2**31)")
+    degrees.resize(total + 1, refcheck=False)
+    degrees_to_offsets(degrees)
+    return ForwardGraph(visited, id_bits, degrees, edges, plies - 1)
 
 
 def solve_ruleset(board: Board | str, rules: Rules | str, progress: Progress | None = None,
                   roots: np.ndarray | None = None) -> SolvedRuleset:
     """Exact value and remoteness of every canonical position reachable from the empty
     board, or from the ``roots`` keys (see the module doc)."""
-    arrays = SmallholderArrays(board, rules)
+    from tablebase.solver.smallholder_kernels import UNDECIDED, reaches_cycle, retrograde_level
+
+    board = board if isinstance(board, Board) else get_board(board)
+    rules = rules if isinstance(rules, Rules) else parse_rules(rules)
     started = time.perf_counter()
-    keys, rev_offsets, rev_parents, plies = enumerate_graph(arrays, progress, roots)
+    entries, id_bits, offsets, children, plies = enumerate_graph(board, rules, progress, roots)
     enumerated = time.perf_counter()
+    count = len(entries)
     if progress:
-        progress("solve", 0, len(keys))
-    solution: GraphSolution = solve_reversed(rev_offsets, rev_parents)
+        progress("solve", 0, count)
+    state = np.full(count, UNDECIDED, dtype=np.int16)
+    level = 0
+    while retrograde_level(offsets, children, state, level):
+        level += 1
+        if level > REMOTENESS_MASK:
+            raise ValueError(f"remoteness beyond {REMOTENESS_MASK} on {board.name}: the payload cannot hold it")
+        if progress:
+            progress("solve", level, count)
     solved = time.perf_counter()
-    if progress:
-        progress("solve", solution.levels, len(keys))
-    cyclic = int(np.count_nonzero(reaches_cycle(rev_offsets, rev_parents)))
+    cyclic = int(np.count_nonzero(reaches_cycle(offsets, children)))
+    moves = len(children)
+    del children, offsets
+    by_key = state[(entries & U64((1 << id_bits) - 1)).astype(np.intp)]
+    del state
+    entries >>= U64(id_bits)  # now the keys
+    draw = by_key == UNDECIDED
+    values = np.where(draw, DRAW, np.where(by_key & 1, WIN, LOSS)).astype(np.int8)
+    remoteness = np.where(draw, -1, by_key >> 1).astype(np.int32)
     seconds = {"enumerate": enumerated - started, "retrograde": solved - enumerated,
                "cycles": time.perf_counter() - solved}
-    return SolvedRuleset(keys, solution.values, solution.remoteness, len(rev_parents), plies, cyclic, seconds)
+    return SolvedRuleset(entries, values, remoteness, moves, plies, cyclic, seconds)
 
 
 # -- payload ---------------------------------------------------------------------------

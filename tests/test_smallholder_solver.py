@@ -1,6 +1,7 @@
-"""The Smallholder graph solver on limping2: every stored value is consistent with the
-values of its moves, the bounded local search (rules engine + its own exploration)
-agrees with the tables, and tables survive the database round trip."""
+"""The Smallholder graph solver on limping2: the tables equal an independent solve (the
+per-position engine and the numpy retrograde of solver/graph.py), every stored value is
+consistent with the values of its moves, the bounded local search (rules engine + its
+own exploration) agrees with the tables, and tables survive the database round trip."""
 
 from __future__ import annotations
 
@@ -236,3 +237,76 @@ def test_array_search_budget() -> None:
     game = Smallholder("hex4", "nibbler")
     search = ArrayLocalSearch(game, node_budget=1000)
     assert search.solve(game.start()) is None and search.nodes > 1000
+
+
+# -- the compiled solver against an independent reference ----------------------------
+
+
+def reference_solve(board: str, rules: Rules) -> tuple[list[int], list[int], list[int], int, int]:
+    """Breadth-first over the per-position engine, then the numpy counting retrograde of
+    solver/graph.py: (sorted keys, values, remoteness, moves, positions reaching a cycle)."""
+    from tablebase.solver.graph import reaches_cycle, reverse_edges, solve_graph
+
+    game = Smallholder(board, rules)
+    start = game.canonical_key(game.start())
+    index = {start: 0}
+    order = [start]
+    parents: list[int] = []
+    children: list[int] = []
+    at = 0
+    while at < len(order):
+        pos = game.from_key(order[at])
+        for _, child in game.children(pos):
+            key = game.canonical_key(child)
+            if key not in index:
+                index[key] = len(order)
+                order.append(key)
+            parents.append(at)
+            children.append(index[key])
+        at += 1
+    solution = solve_graph(len(order), np.array(parents), np.array(children))
+    cyclic = reaches_cycle(*reverse_edges(len(order), np.array(parents), np.array(children)))
+    rank = np.argsort(np.array(order, dtype=np.uint64))
+    return (np.array(order, dtype=np.uint64)[rank].tolist(), solution.values[rank].tolist(),
+            solution.remoteness[rank].tolist(), len(parents), int(np.count_nonzero(cyclic)))
+
+
+def check_against_reference(board: str, rules: Rules) -> None:
+    table = solve_ruleset(board, rules)
+    keys, values, remoteness, moves, cyclic = reference_solve(board, rules)
+    assert table.keys.tolist() == keys
+    assert table.values.tolist() == values
+    assert table.remoteness.tolist() == remoteness
+    assert (table.moves, table.cyclic) == (moves, cyclic)
+
+
+@pytest.mark.parametrize("rules", [RULESETS["nibbler"], RULESETS["stymie"]], ids=lambda r: r.name)
+def test_tables_equal_the_reference_solve(rules: Rules) -> None:
+    check_against_reference(BOARD, rules)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
+def test_tables_equal_the_reference_solve_for_every_combination(rules: Rules) -> None:
+    check_against_reference(BOARD, rules)
+
+
+def test_cyclic_tables_equal_the_reference_solve() -> None:
+    """A hex3 combination whose graph has cycles and draws, solved from a late root."""
+    game = Smallholder("hex3", CYCLIC_RULES)
+    pos = game.parse(DRAWN[0])
+    table = solve_ruleset("hex3", game.rules, roots=np.array([game.key(pos)], dtype=np.uint64))
+    assert table.cyclic > 0
+    from tablebase.solver.graph import reaches_cycle, reverse_edges, solve_graph
+
+    index = {int(k): i for i, k in enumerate(table.keys.tolist())}
+    parents, children = [], []
+    for i, key in enumerate(table.keys.tolist()):
+        for _, child in game.children(game.from_key(key)):
+            parents.append(i)
+            children.append(index[game.canonical_key(child)])
+    solution = solve_graph(len(index), np.array(parents), np.array(children))
+    assert table.values.tolist() == solution.values.tolist()
+    assert table.remoteness.tolist() == solution.remoteness.tolist()
+    cyclic = reaches_cycle(*reverse_edges(len(index), np.array(parents), np.array(children)))
+    assert table.cyclic == int(np.count_nonzero(cyclic))

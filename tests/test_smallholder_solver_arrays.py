@@ -1,6 +1,6 @@
-"""The array rules (solver/smallholder_arrays.py) against the per-position engine:
-children, terminal detection and canonical keys on random positions of all 120 option
-combinations on limping2 and hex3."""
+"""The array rules (solver/smallholder_arrays.py, over the compiled rules) against the
+per-position engine: children grouped by cell, terminal detection and canonical keys on
+random positions of all 120 option combinations on limping2 and hex3."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from playouts import playout_positions
 
 from tablebase.games.smallholder import Position, Rules, Smallholder, all_rules
-from tablebase.solver.smallholder_arrays import SmallholderArrays, lowest_bit
+from tablebase.solver.smallholder_arrays import MaskMap, SmallholderArrays
 
 BOARDS = ("limping2", "hex3")
 
@@ -62,34 +62,29 @@ def test_canonical_keys_agree_with_the_engine(board: str) -> None:
     assert canonical == [game.canonical_key(p) for p in positions]
 
 
-def test_lowest_bit() -> None:
-    masks = np.array([0, 1, 6, 1 << 40 | 1 << 50], dtype=np.uint64)
-    assert lowest_bit(masks).tolist() == [0, 1, 2, 1 << 40]
-
-
-def test_groups_are_the_engines() -> None:
-    game = Smallholder("hex3")
-    rng = random.Random(3)
-    positions = random_positions(game, rng, 50)
-    arrays = SmallholderArrays("hex3", "nibbler")
-    found = arrays.groups(np.array([p.black for p in positions], dtype=np.uint64))
+def test_moves_on_hex4_masks_agree_with_the_engine() -> None:
+    """Boards too big for keys: the move functions take colour masks."""
+    game = Smallholder("hex4", "stymie")
+    positions = playout_positions(game, random.Random(4), 2)
+    arrays = SmallholderArrays("hex4", "stymie")
+    mover = np.array([p.mover for p in positions], dtype=np.uint64)
+    waiter = np.array([p.waiter for p in positions], dtype=np.uint64)
+    found: list[set[tuple[int, int, int]]] = [set() for _ in positions]
+    for cell, where, after_mover, after_waiter in arrays.moves(mover, waiter):
+        for i, m, w in zip(where.tolist(), after_mover.tolist(), after_waiter.tolist()):
+            found[i].add((cell, m, w))
     for i, pos in enumerate(positions):
-        ours = sorted(int(g[i]) for g in found.stones if g[i])
-        assert ours == sorted(g.stones for g in game.groups(pos, "B"))
+        assert found[i] == {(move.cell, child.waiter, child.mover) for move, child in game.children(pos)}
+
+
+def test_mask_maps_are_unions_of_images() -> None:
+    images = [1 << (3 * i % 17) for i in range(17)]
+    masks = np.random.default_rng(1).integers(0, 1 << 17, 500, dtype=np.uint64)
+    expected = [sum(images[i] for i in range(17) if m >> i & 1) for m in masks.tolist()]
+    assert MaskMap(images, max_chunk_bits=5)(masks).tolist() == expected
 
 
 def test_boards_too_big_for_keys_are_refused() -> None:
     arrays = SmallholderArrays("hex4", "nibbler")
     with pytest.raises(ValueError, match="at most 31"):
         arrays.canonical(np.zeros(1, dtype=np.uint64))
-
-
-def test_lookup_tables_match_flood_fill_and_sight() -> None:
-    from tablebase.solver.smallholder_arrays import flood, holdings_by_sight
-
-    for territory in ("gap", "hull"):
-        arrays = SmallholderArrays("hex3", f"territory={territory}")
-        masks = np.random.default_rng(1).integers(0, 1 << 19, 5000, dtype=np.uint64)
-        assert np.array_equal(arrays.holdings(masks), holdings_by_sight(arrays.sight, arrays.pairs, masks))
-        groups = arrays.groups(masks)
-        assert np.array_equal(groups.stones[0], flood(arrays.neighbours, lowest_bit(masks), masks))

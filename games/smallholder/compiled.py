@@ -17,7 +17,9 @@ Tables
     all cells), ``nbr[i]`` (neighbours of cell ``i``), ``sight[d, i]`` (the cells whose
     line of sight in direction ``d`` meets cell ``i``), ``pairs`` (the direction pairs
     of the territory rule, shape (k, 2)), ``symtab[s, c, value]`` (the image under
-    symmetry ``s`` of ``value`` as chunk ``c`` of a bitboard, ``chunk_bits`` bits a chunk), ``nsym``, and the rule flags
+    symmetry ``s`` of ``value`` as chunk ``c`` of a bitboard, ``chunk_bits`` bits a chunk;
+    ``keytab`` and ``key_chunk_bits`` the same for keys without the side bit, boards of
+    up to 31 cells), ``nsym``, and the rule flags
     ``adjacent_playable``, ``adjacent_only``, ``count_live``, ``group_mode``
     (0 priority-create, 1 must-create..., 2 priority-create-if-one...), ``reentry``,
     ``piecewise``.
@@ -135,6 +137,8 @@ class Tables(NamedTuple):
     sight: np.ndarray
     pairs: np.ndarray
     symtab: np.ndarray
+    keytab: np.ndarray
+    key_chunk_bits: int
     nsym: int
     adjacent_playable: bool
     adjacent_only: bool
@@ -169,8 +173,18 @@ def tables(board: str | Board, rules: str | Rules) -> Tables:
         for c in range(chunks):
             images = [1 << perm[cell] if cell < n else 0 for cell in range(c * chunk_bits, (c + 1) * chunk_bits)]
             symtab[s, c] = _union_table(images)
+    # the same for whole keys without the side bit (boards whose keys fit 64 bits)
+    key_cells = 2 * n if n <= MAX_KEY_CELLS else 0
+    key_chunks = max(1, -(-key_cells // _MAX_CHUNK_BITS))
+    key_chunk_bits = -(-key_cells // key_chunks)
+    keytab = np.zeros((len(board.symmetries), key_chunks, 1 << key_chunk_bits), dtype=U64)
+    for s, perm in enumerate(board.symmetries):
+        images = [1 << perm[i] for i in range(n)] + [1 << (perm[i] + n) for i in range(n)] if key_cells else []
+        for c in range(key_chunks):
+            keytab[s, c] = _union_table(images[c * key_chunk_bits:(c + 1) * key_chunk_bits]
+                                        + [0] * max(0, (c + 1) * key_chunk_bits - len(images)))
     return Tables(
-        n=n, full=U64(board.full), chunk_bits=chunk_bits, nbr=np.array(board.neighbour_mask, dtype=U64), sight=sight,
+        n=n, full=U64(board.full), chunk_bits=chunk_bits, keytab=keytab, key_chunk_bits=key_chunk_bits, nbr=np.array(board.neighbour_mask, dtype=U64), sight=sight,
         pairs=np.array(_SIGHT_PAIRS[rules.territory], dtype=np.int64), symtab=symtab, nsym=len(board.symmetries),
         adjacent_playable=rules.adjacent.startswith("smallest-playable"),
         adjacent_only=rules.adjacent.endswith("-only"), count_live=rules.groups.endswith("-live"),
@@ -553,8 +567,20 @@ def unpack_key(key, n):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def canonical_key(black, white, white_to_move, t):  # type: ignore[no-untyped-def]
-    b, w = canonical(black, white, t)
-    return pack_key(b, w, white_to_move, t.n)
+    stones = U64(black) | (U64(white) << U64(t.n))
+    bits = U64(t.key_chunk_bits)
+    low = (_ONE << bits) - _ONE
+    best = stones
+    for s in range(1, t.nsym):
+        rest = stones
+        image = _ZERO
+        for c in range(t.keytab.shape[1]):
+            image |= t.keytab[s, c, rest & low]
+            rest >>= bits
+        best = min(best, image)
+    if white_to_move:
+        best |= _ONE << U64(2 * t.n)
+    return best
 
 
 # -- whole arrays ------------------------------------------------------------------------
@@ -606,10 +632,9 @@ def expand_keys(keys, t):  # type: ignore[no-untyped-def]
             out = _grown(out, total + count)
         for k in range(count):
             if white_to_move:
-                b, wh = canonical(waiters[k], movers[k], t)
+                out[total + k] = canonical_key(waiters[k], movers[k], False, t)
             else:
-                b, wh = canonical(movers[k], waiters[k], t)
-            out[total + k] = pack_key(b, wh, not white_to_move, n)
+                out[total + k] = canonical_key(movers[k], waiters[k], True, t)
         total += count
     return counts, out[:total].copy()
 

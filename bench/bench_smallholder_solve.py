@@ -2,11 +2,18 @@
 the search against the tables, and the search on hex4 endgames.
 
 Run:  python bench/bench_smallholder_solve.py [--limping2] [--hex3 RULESET ...] [--check N]
-      [--hex4-endgames N] [--db PATH]
+      [--hex4-endgames N] [--db PATH] [--repeat N] [--reference-path DIR --reference-python EXE]
 With no option it runs everything: all 120 combinations on limping2 (one child process,
 one database), the five named rulesets on hex3 (a child process each, so each peak RSS
 is its own), N random reachable hex3 positions per ruleset checked by the search, and
 N hex4 endgames (a dozen empty cells) probed by the search. One JSON object per line.
+
+Side by side: with ``--reference-path`` (a directory holding another checkout's
+``tablebase`` package, put first on PYTHONPATH of ``--reference-python``, an interpreter
+without this checkout installed) every solve also runs on that code, alternating with
+this checkout's, ``--repeat`` times each; each run prints its time, peak RSS and the
+stored table's checksum, then one line of medians per solver, so the tables can be
+compared as well as the times. The machine's load average is printed with every run.
 """
 
 from __future__ import annotations
@@ -21,11 +28,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 NAMED = ("gaps-original", "nibbler", "offshore-gaps", "stymie", "hull-setbacks")
 
 
-def solve_in_child(db: Path, board: str, rulesets: list[str]) -> dict:
+def solve_in_child(db: Path, board: str, rulesets: list[str], python: str = sys.executable,
+                   pythonpath: str | None = None) -> dict:
     """Solve the rulesets into ``db`` in a fresh process; its totals and peak RSS."""
     code = (
         "import json, resource, sys, time\n"
@@ -39,12 +48,35 @@ def solve_in_child(db: Path, board: str, rulesets: list[str]) -> dict:
         "        r = time.perf_counter()\n"
         f"        info = solve_into(s, {board!r}, parse_rules(spec), force=True)\n"
         "        out.append({'rules': info.rules, 'positions': info.positions, 'seconds': round(time.perf_counter() - r, 2),\n"
-        "                    **info.summary})\n"
+        "                    'checksum': info.checksum, **info.summary})\n"
         "print(json.dumps({'seconds': time.perf_counter() - t, 'tables': out,\n"
         "                  'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    # run in the database's folder, so that no checkout in the working directory shadows the package
+    out = subprocess.run([python, "-c", code], check=True, capture_output=True, text=True, env=env, cwd=db.parent).stdout
     return json.loads(out)
+
+
+def side_by_side(db: Path, board: str, rulesets: list[str], repeat: int, reference: tuple[str, str] | None) -> None:
+    """Solve ``repeat`` times with this checkout (and the reference, alternating); print
+    every run and the medians per solver."""
+    solvers = [("current", sys.executable, None)] + ([("reference", reference[1], reference[0])] if reference else [])
+    runs: dict[str, list[dict]] = {name: [] for name, _, _ in solvers}
+    for _ in range(repeat):
+        for name, python, path in solvers:
+            result = solve_in_child(db, board, rulesets, python, path)
+            result.update(solver=name, load_average=os.getloadavg())
+            runs[name].append(result)
+            print(json.dumps(result), flush=True)
+    for name, results in runs.items():
+        print(json.dumps({"solver": name, "board": board, "rulesets": rulesets if len(rulesets) < 6 else len(rulesets),
+                          "runs": len(results), "median_seconds": round(median(r["seconds"] for r in results), 2),
+                          "median_peak_mb": round(median(r["peak_mb"] for r in results)),
+                          "checksums": sorted({t["checksum"] for r in results for t in r["tables"]})
+                          if len(rulesets) < 6 else None}), flush=True)
 
 
 def check_search(db: Path, board: str, ruleset: str, count: int) -> dict:
@@ -117,7 +149,11 @@ def main() -> None:
                         help="positions per hex3 ruleset checked by search (the tables: --hex3 or --db)")
     parser.add_argument("--hex4-endgames", type=int, default=None, help="hex4 endgames probed by search")
     parser.add_argument("--db", type=Path, default=None, help="database for the hex3 tables (default: a temp file)")
+    parser.add_argument("--repeat", type=int, default=1, help="solves per ruleset and solver (medians reported)")
+    parser.add_argument("--reference-path", default=None, help="PYTHONPATH of the reference checkout's package")
+    parser.add_argument("--reference-python", default=None, help="interpreter for the reference solves")
     args = parser.parse_args()
+    reference = (args.reference_path, args.reference_python or sys.executable) if args.reference_path else None
     everything = not (args.limping2 or args.hex3 is not None or args.check or args.hex4_endgames)
     print(json.dumps({"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
                       "python": platform.python_version(), "date": time.strftime("%Y-%m-%d"),
@@ -126,15 +162,13 @@ def main() -> None:
         if args.limping2 or everything:
             from tablebase.games.smallholder import all_rules
 
-            result = solve_in_child(Path(tmp) / "limping2.sqlite", "limping2", [r.spec for r in all_rules()])
-            for table in result.pop("tables"):
-                print(json.dumps(table), flush=True)
-            print(json.dumps({"limping2_all_120": result}), flush=True)
+            side_by_side(Path(tmp) / "limping2.sqlite", "limping2", [r.spec for r in all_rules()], args.repeat,
+                         reference)
         db = args.db or Path(tmp) / "hex3.sqlite"
         rulesets = list(NAMED) if args.hex3 is None or not args.hex3 else args.hex3
         if args.hex3 is not None or everything:
             for name in rulesets:
-                print(json.dumps(solve_in_child(db, "hex3", [name])), flush=True)
+                side_by_side(db, "hex3", [name], args.repeat, reference)
         if args.check or everything:
             for name in rulesets:
                 print(json.dumps(check_search(db, "hex3", name, args.check or 50)), flush=True)

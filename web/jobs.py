@@ -8,39 +8,45 @@ so, and a job past its budget answers "unknown" like the command line does.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
+import json
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from typing import Any
 
 #: At most this many searches run at once (the machine's cores are shared with readers).
 MAX_RUNNING = 2
 #: Finished jobs are forgotten this long after they end.
 KEEP_SECONDS = 600.0
+#: A search nobody has asked about for this long is abandoned (its page was closed) and killed.
+ABANDON_SECONDS = 30.0
+#: The child's program: one search, its answer as one JSON line on stdout.
+WORKER = "from tablebase.web.jobs import run_one; run_one()"
 
 
-def _run(db_path: str, request: dict[str, Any], out: Connection) -> None:
+def run_one() -> None:
+    """In the child process: search the position of argv[1] (JSON) in the file argv[2]."""
     from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line
 
+    request, db_path = json.loads(sys.argv[1]), sys.argv[2]
     try:
-        out.send({"status": "done", "answer": Explorer(db_path).probe(**request, search=True)})
+        state = {"status": "done", "answer": Explorer(db_path).probe(**request, search=True)}
     except (*USER_ERRORS, BadRequest) as exc:
-        out.send({"status": "failed", "error": error_line(exc)})
-    except Exception as exc:  # the page must hear of it rather than poll forever
-        out.send({"status": "failed", "error": f"search failed: {exc}"})
-    finally:
-        out.close()
+        state = {"status": "failed", "error": error_line(exc)}
+    print(json.dumps(state), flush=True)
 
 
 @dataclass
 class Job:
-    process: Any
-    reader: Connection
+    process: subprocess.Popen
+    output: Any  # a temporary file: the child's stdout (a pipe could fill up and stall it)
     started: float = field(default_factory=time.monotonic)
     state: dict[str, Any] = field(default_factory=lambda: {"status": "searching"})
     ended: float | None = None
+    seen: float = field(default_factory=time.monotonic)  # when the page last asked about it
 
 
 class SearchJobs:
@@ -51,7 +57,6 @@ class SearchJobs:
         self._jobs: dict[str, Job] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._context = multiprocessing.get_context("spawn")
 
     def start(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -59,35 +64,33 @@ class SearchJobs:
             running = sum(1 for job in self._jobs.values() if self._poll(job)["status"] == "searching")
             if running >= MAX_RUNNING:
                 raise ValueError(f"{running} searches are running already; stop one or wait")
-            reader, writer = self._context.Pipe(duplex=False)
-            process = self._context.Process(target=_run, args=(self.db_path, request, writer), daemon=True)
-            process.start()
-            writer.close()
+            output = tempfile.TemporaryFile(mode="w+")
+            process = subprocess.Popen([sys.executable, "-c", WORKER, json.dumps(request), self.db_path],
+                                       stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, text=True)
             job_id = str(next(self._ids))
-            self._jobs[job_id] = Job(process, reader)
+            self._jobs[job_id] = Job(process, output)
             return {"job": job_id, "status": "searching"}
 
     def status(self, job_id: str) -> dict[str, Any]:
         with self._lock:
+            self._forget_old()
             job = self._job(job_id)
+            job.seen = time.monotonic()
             return {"job": job_id, **self._poll(job), "seconds": round(self._elapsed(job), 1)}
 
     def stop(self, job_id: str) -> dict[str, Any]:
         with self._lock:
             job = self._job(job_id)
-            if self._poll(job)["status"] == "searching":
-                job.process.terminate()
-                job.process.join(5)
-                job.state = {"status": "stopped"}
-                job.ended = time.monotonic()
+            self._kill(job)
             return {"job": job_id, **job.state, "seconds": round(self._elapsed(job), 1)}
 
     def close(self) -> None:
         with self._lock:
             for job in self._jobs.values():
-                if job.process.is_alive():
-                    job.process.terminate()
-                    job.process.join(5)
+                if job.process.poll() is None:
+                    job.process.kill()
+                    job.process.wait()
+                job.output.close()
             self._jobs.clear()
 
     def _job(self, job_id: str) -> Job:
@@ -101,20 +104,29 @@ class SearchJobs:
 
     @staticmethod
     def _poll(job: Job) -> dict[str, Any]:
-        if job.state["status"] == "searching":
-            if job.reader.poll():
-                try:
-                    job.state = job.reader.recv()
-                except EOFError:
-                    job.state = {"status": "failed", "error": "the search process ended without an answer"}
-                job.ended = time.monotonic()
-                job.process.join(5)
-            elif not job.process.is_alive():
-                job.state = {"status": "failed", "error": "the search process ended without an answer"}
-                job.ended = time.monotonic()
+        if job.state["status"] == "searching" and job.process.poll() is not None:
+            job.output.seek(0)
+            lines = job.output.read().strip().splitlines() or ["no output"]
+            job.output.close()
+            try:
+                job.state = json.loads(lines[-1])
+            except ValueError:
+                job.state = {"status": "failed", "error": f"the search ended without an answer ({lines[-1]})"}
+            job.ended = time.monotonic()
         return job.state
+
+    def _kill(self, job: Job) -> None:
+        if self._poll(job)["status"] == "searching":
+            job.process.kill()
+            job.process.wait()
+            job.output.close()
+            job.state = {"status": "stopped"}
+            job.ended = time.monotonic()
 
     def _forget_old(self) -> None:
         now = time.monotonic()
+        for job in self._jobs.values():
+            if job.ended is None and now - job.seen > ABANDON_SECONDS:
+                self._kill(job)
         for job_id in [j for j, job in self._jobs.items() if job.ended and now - job.ended > KEEP_SECONDS]:
             del self._jobs[job_id]

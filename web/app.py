@@ -18,10 +18,12 @@ API (all GET unless said otherwise; rules parameters: Sparro ``variant``, Smallh
 
 from __future__ import annotations
 
+import socket
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
+import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -138,3 +140,12 @@ def create_app(db_path: str | Path) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+def listen(db_path: str | Path, host: str = "127.0.0.1", port: int = 8000) -> uvicorn.Server:
+    """A server for the explorer, ready to ``run()``: the file has been opened (a missing
+    or foreign one raises the store's error now) and the address is free (else OSError)."""
+    Explorer(db_path).games_in_file()
+    with socket.create_server((host, port)):
+        pass
+    return uvicorn.Server(uvicorn.Config(create_app(db_path), host=host, port=port, log_level="warning"))

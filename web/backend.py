@@ -79,6 +79,10 @@ class Explorer:
                 "smallholder": {"boards": list(BOARD_ROWS), "default_board": DEFAULT_BOARD,
                                 "rulesets": list(RULESETS), "default_ruleset": DEFAULT_RULESET}}
 
+    def games_in_file(self) -> list[str]:
+        """The tables the file holds, as "game rules" (opening it: a bad file raises StoreError)."""
+        return [f"{t.game} {t.rules}" for t in self._store().tables()]
+
     # -- the rules and positions of a request --------------------------------------
 
     @staticmethod

@@ -41,7 +41,10 @@ class PuzzleStore:
 
     def __init__(self, store: TablebaseStore) -> None:
         self.db = store.db
-        self._ensure_table()
+        #: a read-only file that never had puzzles has no table: it reads as holding none
+        self.absent = store.readonly and "puzzles" not in self.db.table_names()
+        if not self.absent:
+            self._ensure_table()
 
     def _ensure_table(self) -> None:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'puzzles_schema_version'").fetchone()
@@ -65,6 +68,8 @@ class PuzzleStore:
         self.db.conn.execute("COMMIT")
 
     def keys(self, game: str, rules: str) -> set[int]:
+        if self.absent:
+            return set()
         rows = self.db.execute("SELECT canonical_key FROM puzzles WHERE game = ? AND rules = ?", [game, rules])
         return {row[0] for row in rows}
 
@@ -95,6 +100,8 @@ class PuzzleStore:
 
     def find(self, game: str | None = None, rules: str | None = None, min_depth: int | None = None,
              max_depth: int | None = None, grade: int | None = None, limit: int | None = None) -> list[StoredPuzzle]:
+        if self.absent:
+            return []
         where, args = [], []
         for column, op, value in (("game", "=", game), ("rules", "=", rules), ("depth", ">=", min_depth),
                                   ("depth", "<=", max_depth), ("grade", "=", grade)):
@@ -108,7 +115,7 @@ class PuzzleStore:
         return [self._puzzle(row) for row in self.db.execute(sql, args).fetchall()]
 
     def get(self, puzzle_id: int) -> StoredPuzzle:
-        row = self.db.execute("SELECT * FROM puzzles WHERE id = ?", [puzzle_id]).fetchone()
+        row = None if self.absent else self.db.execute("SELECT * FROM puzzles WHERE id = ?", [puzzle_id]).fetchone()
         if row is None:
             raise StoreError(f"no puzzle with id {puzzle_id}")
         return self._puzzle(row)

@@ -8,7 +8,9 @@ from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.smallholder import Smallholder
 from tablebase.service import smallholder, sparro
 from tablebase.service.progress import Progress
-from tablebase.service.tables import table_lookup
+from tablebase.service.description import GameDescription
+from tablebase.service.errors import NotSolved, ServiceError, WrongVersion
+from tablebase.service.tables import is_current, table_lookup
 from tablebase.solver.fairness import (
     SMALLHOLDER_BOARDS, SPARRO_CLAIMS, SPARRO_VARIANTS_NEEDED, Claim, StoredRuleset, smallholder_claims)
 from tablebase.solver.probe import Lookup
@@ -17,16 +19,31 @@ from tablebase.solver.tiered import SolvedTier
 #: the games with fairness claims
 GAMES = ("sparro", "smallholder")
 
-__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "StoredSmallholderTables", "StoredSparroTables", "verify_claims"]
+__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "StoredSmallholderTables", "StoredSparroTables", "stored_claims", "verify_claims"]
+
+
+def _stored(store: TablebaseStore, description: GameDescription, rules: str) -> TableInfo:
+    """The complete, current table of ``rules``; NotSolved or WrongVersion naming it otherwise."""
+    table = store.table(description.name, rules)
+    if table is None or table.status != "complete":
+        raise NotSolved(f"{description.name} {rules} is not solved in {str(store.path)!r}")
+    if not is_current(description, table):
+        raise WrongVersion(f"the {description.name} {rules} table in {str(store.path)!r} was made by another version")
+    return table
 
 
 class StoredSparroTables:
-    """The Sparro tables the claims need, solved into the store first if missing."""
+    """The Sparro tables the claims need, solved into the store first if missing (with
+    ``solve=False`` a missing one is a `NotSolved` error instead)."""
 
-    def __init__(self, store: TablebaseStore, progress: Progress | None = None) -> None:
+    def __init__(self, store: TablebaseStore, progress: Progress | None = None, solve: bool = True) -> None:
         self.store = store
-        self.info: dict[str, TableInfo] = {
-            variant: sparro.solve_into(store, variant, progress) for variant in SPARRO_VARIANTS_NEEDED}
+        if solve:
+            self.info: dict[str, TableInfo] = {
+                variant: sparro.solve_into(store, variant, progress) for variant in SPARRO_VARIANTS_NEEDED}
+        else:
+            self.info = {variant: _stored(store, sparro.DESCRIPTION, variant)
+                         for variant in SPARRO_VARIANTS_NEEDED}
 
     def lookup(self, variant: str) -> Lookup:
         return table_lookup(self.store, sparro.DESCRIPTION, self.info[variant])
@@ -38,15 +55,18 @@ class StoredSparroTables:
 class StoredSmallholderTables:
     """The Smallholder tables the claims need, each solved into the store when first asked for."""
 
-    def __init__(self, store: TablebaseStore, progress: Progress | None = None) -> None:
+    def __init__(self, store: TablebaseStore, progress: Progress | None = None, solve: bool = True) -> None:
         self.store = store
         self.progress = progress
+        self.solve = solve
         self.info: dict[tuple[str, str], TableInfo] = {}
 
     def _info(self, board: str, ruleset: str) -> TableInfo:
         if (board, ruleset) not in self.info:
-            rules = Smallholder(board, ruleset).rules
-            self.info[board, ruleset] = smallholder.solve_into(self.store, board, rules, self.progress)
+            game = Smallholder(board, ruleset)
+            self.info[board, ruleset] = (
+                smallholder.solve_into(self.store, board, game.rules, self.progress) if self.solve
+                else _stored(self.store, smallholder.DESCRIPTION, game.rules_name))
         return self.info[board, ruleset]
 
     def lookup(self, board: str, ruleset: str) -> Lookup:
@@ -74,3 +94,23 @@ def verify_claims(store: TablebaseStore, game: str, progress: Progress | None = 
     if game in ("smallholder", "all"):
         claims += smallholder_claims(StoredSmallholderTables(store, progress), boards)
     return claims
+
+
+def stored_claims(store: TablebaseStore, boards: tuple[str, ...] = SMALLHOLDER_BOARDS
+                  ) -> tuple[list[Claim], list[str]]:
+    """The claims whose tables ``store`` holds, solving nothing (a read-only file will do),
+    and for each group of claims left out, why and the command that would check it."""
+    claims: list[Claim] = []
+    left_out: list[str] = []
+    try:
+        tables = StoredSparroTables(store, solve=False)
+        claims += [claim(tables) for claim in SPARRO_CLAIMS]
+    except ServiceError as exc:
+        left_out.append(f"Sparro claims not checked: {exc}; 'tablebase verify sparro' solves the tables they need")
+    for board in boards:
+        try:
+            claims += smallholder_claims(StoredSmallholderTables(store, solve=False), (board,))
+        except ServiceError as exc:
+            left_out.append(f"Smallholder claims on {board} not checked: {exc}; "
+                            f"'tablebase verify smallholder --board {board}' solves the tables they need")
+    return claims, left_out

@@ -1,7 +1,7 @@
 """The layers show in the imports: the CLI parses and prints, the service does the work.
 
-No module of cli/ imports numpy, sqlite3, sqlite-utils, the solvers or the database
-layer; they reach all of that through `tablebase.service`. games/ imports nothing of
+No module of cli/ or web/ (the interfaces) imports numpy, sqlite3, sqlite-utils, the
+solvers or the database layer; they reach all of that through `tablebase.service`. games/ imports nothing of
 the other layers (tests/test_smallholder_rules.py checks the rules engines' sources).
 """
 
@@ -26,8 +26,9 @@ def imported_modules(path: Path) -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "cli").glob("*.py")), ids=lambda p: p.name)
-def test_cli_imports_no_numpy_sqlite_solver_or_db(path: Path) -> None:
+@pytest.mark.parametrize("path", sorted((ROOT / "cli").glob("*.py")) + sorted((ROOT / "web").glob("*.py")),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_interfaces_import_no_numpy_sqlite_solver_or_db(path: Path) -> None:
     bad = [name for name in imported_modules(path)
            if any(name == root or name.startswith(root + ".") for root in FORBIDDEN_IN_CLI)]
     assert bad == [], f"{path.name} imports {bad}"

@@ -144,17 +144,27 @@ def test_puzzles_are_the_cli_json(client: Any, web_db: Path) -> None:
     ({"game": "smallholder", "board": "hex9"}, ["probe", "smallholder", "--board", "hex9"]),
     ({"game": "smallholder", "board": "limping2", "rules": "capture=sometimes"},
      ["probe", "smallholder", "--board", "limping2", "--rules", "capture=sometimes"]),
-    ({"game": "smallholder", "board": "limping2", "after": "a1 a1"},
-     ["moves", "smallholder", "--board", "limping2", "--after", "a1 a1"]),
 ])
 def test_bad_input_is_a_400_with_the_cli_message(client: Any, web_db: Path, params: dict[str, str],
                                                  cli_args: list[str]) -> None:
-    endpoint = "/api/moves" if cli_args[0] == "moves" else "/api/probe"
-    answer = client.get(endpoint, params=params)
+    answer = client.get("/api/probe", params=params)
     assert answer.status_code == 400
-    expected = cli_error(*cli_args, *(["--db", str(web_db)] if cli_args[0] == "probe" else []))
     # the web names the file as it was given to the server, which is the path the CLI got here
-    assert answer.json()["error"] == expected
+    assert answer.json()["error"] == cli_error(*cli_args, "--db", str(web_db))
+
+
+@pytest.mark.parametrize("game, options, after, number, token", [
+    ("smallholder", {"board": "limping2"}, "a1 a1", 2, "a1"),
+    ("sparro", {}, "0a1,1a1", 2, "1a1"),
+    ("sparro", {"position": "RRR.BB....../......../...."}, "0d1", 1, "0d1"),
+])
+def test_an_illegal_move_after_names_it(client: Any, game: str, options: dict[str, str], after: str, number: int,
+                                        token: str) -> None:
+    for endpoint in ("/api/probe", "/api/moves", "/api/svg"):
+        answer = client.get(endpoint, params={"game": game, **options, "after": after})
+        assert answer.status_code == 400
+        message = answer.json()["error"]
+        assert message.startswith(f"after move {number} is illegal (") and message.endswith(f": {token!r}")
 
 
 @pytest.mark.parametrize("url", [
@@ -360,9 +370,10 @@ def test_board_shows_the_probe_and_plays_clicked_cells(page: Any, server: str, w
     # the permalink: a reload and a fresh tab show the same game
     link = page.url
     page.reload()
-    wait_ready(page)
+    wait_ready(page)  # a reload starts a fresh page: ready is unset until it has drawn
     assert page.input_value("#position") == second_position
     assert len(page.query_selector_all("#played li")) == 2
+    page.evaluate("document.body.dataset.ready = 'false'")
     page.go_back()
     wait_ready(page)
     assert page.input_value("#position") == first["position"]
@@ -469,3 +480,75 @@ def test_puzzle_trainer_fails_retries_hints_and_solves(page: Any, server: str, w
     assert page.inner_text("#solved-count") == "1"
     assert json.loads(page.evaluate("localStorage.getItem('tablebase-solved-puzzles')")) == [puzzle["id"]]
     page.screenshot(path=str(DOCS_IMAGES / "puzzles.png"))
+
+
+def test_fairness_is_the_verify_json_for_the_tables_held(client: Any, web_db: Path) -> None:
+    report = client.get("/api/fairness").json()
+    expected = cli_json("verify", "smallholder", "--board", "limping2", "--json", "--db", str(web_db))
+    assert report["claims"] == expected
+    # Sparro's claims need variants this file lacks, hex3 needs its tables: listed, not solved
+    assert [line.split(" not checked")[0] for line in report["not_checked"]] == [
+        "Sparro claims", "Smallholder claims on hex3"]
+    assert all("tablebase verify" in line for line in report["not_checked"])
+
+
+@pytest.mark.slow
+def test_fairness_page_renders_the_report(page: Any, server: str, client: Any) -> None:
+    report = client.get("/api/fairness").json()
+    open_page(page, server, "/fairness")
+    shown = page.eval_on_selector_all(".claim", "els => els.map(e => [e.dataset.id, "
+                                      "e.querySelector('.verdict').textContent, e.querySelector('.summary').textContent])")
+    assert shown == [[c["id"], c["verdict"], c["summary"]] for c in report["claims"]]
+    assert page.inner_text("#claims").count("not checked") == len(report["not_checked"])
+    page.screenshot(path=str(DOCS_IMAGES / "fairness.png"))
+
+
+def test_a_file_without_puzzles_lists_none(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    path = tmp_path / "bare.sqlite"
+    assert cli("solve", "smallholder", "--board", "limping2", "--db", str(path), "-s").exit_code == 0
+    path.chmod(0o444)  # read-only, as a server may be given it
+    with TestClient(create_app(path)) as bare:
+        assert bare.get("/api/puzzles").json() == []
+        missing = bare.get("/api/puzzles/1")
+        assert missing.status_code == 400 and "1" in missing.json()["error"]
+        assert bare.get("/api/probe", params={"game": "smallholder", "board": "limping2"}).status_code == 200
+
+
+def serve_command(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from tablebase.cli.main import main; main()", "serve", *args]
+
+
+def test_serve_starts_the_explorer(web_db: Path) -> None:
+    port = free_port()
+    server = subprocess.Popen(serve_command("--db", str(web_db), "--port", str(port)), stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/api/probe", params={"game": "sparro"}, timeout=5)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+        assert answer.json() == cli_json("probe", "sparro", "--json", "--db", str(web_db))
+        assert "<title>tablebase explorer</title>" in httpx.get(f"http://127.0.0.1:{port}/").text
+        assert httpx.get(f"http://127.0.0.1:{port}/static/app.js").status_code == 200
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=30)
+    assert err.splitlines()[0] == (f"tablebase explorer on http://127.0.0.1:{port}/ (file {str(web_db)!r}; "
+                                   f"Ctrl-C to stop)")
+
+
+def test_serve_refuses_a_missing_file_and_a_taken_port(tmp_path: Path, web_db: Path) -> None:
+    missing = cli("serve", "--db", str(tmp_path / "none.sqlite"))
+    assert missing.exit_code == 1 and missing.stderr.count("\n") == 1
+    assert "no tablebase at" in missing.stderr
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        busy = cli("serve", "--db", str(web_db), "--port", str(port))
+    assert busy.exit_code == 1 and busy.stderr.startswith(f"Error: cannot listen on 127.0.0.1:{port} (")
+    assert busy.stderr.count("\n") == 1

@@ -12,6 +12,8 @@ API (all GET unless said otherwise; rules parameters: Sparro ``variant``, Smallh
 * ``/api/svg?game=&position=&...`` the SVG picture of the position;
 * ``/api/puzzles?game=&rules=&grade=`` the puzzles (`puzzles list --json`), ``/api/puzzles/ID``
   one puzzle with its solution tree;
+* ``/api/fairness`` the claims of `tablebase verify --json` whose tables the file holds,
+  ``/api/games`` the rules choices;
 * ``POST /api/search?game=&position=&...`` starts a background search, ``GET /api/search/JOB``
   polls it, ``DELETE /api/search/JOB`` stops it.
 """
@@ -130,6 +132,7 @@ def create_app(db_path: str | Path) -> Starlette:
     routes: list[BaseRoute] = [Route(path, page(name)) for path, name in PAGES.items()]
     routes += [
         Route("/api/games", _answering(lambda request: explorer.games())),
+        Route("/api/fairness", _answering(lambda request: explorer.fairness())),
         Route("/api/probe", _answering(probe)),
         Route("/api/moves", _answering(moves)),
         Route("/api/svg", _answering(svg)),
@@ -145,7 +148,7 @@ def create_app(db_path: str | Path) -> Starlette:
 def listen(db_path: str | Path, host: str = "127.0.0.1", port: int = 8000) -> uvicorn.Server:
     """A server for the explorer, ready to ``run()``: the file has been opened (a missing
     or foreign one raises the store's error now) and the address is free (else OSError)."""
-    Explorer(db_path).games_in_file()
+    Explorer(db_path).tables()
     with socket.create_server((host, port)):
         pass
     return uvicorn.Server(uvicorn.Config(create_app(db_path), host=host, port=port, log_level="warning"))

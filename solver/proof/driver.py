@@ -284,7 +284,8 @@ class ProofSearch:
 
     def first_moves(self) -> dict[str, str]:
         """Each legal first move of the real root: whether it wins for the attacker."""
-        game, out = self.game, {}
+        game = self.game
+        out: dict[str, str] = {}
         if self.root_pos.to_move != self.attacker:
             return out
         for move, child in game.children(self.root_pos):

@@ -257,8 +257,8 @@ class ProofGraph:
                     self._settle(node, DISPROVED, TREE, best, best.length + 1)
                 else:
                     node.tainted = True
-                    best = disproved[0] if disproved else None
-                    self._settle(node, DISPROVED, TREE, best, 1 + (best.length if best else 0))
+                    loser = disproved[0] if disproved else None
+                    self._settle(node, DISPROVED, TREE, loser, 1 + (loser.length if loser else 0))
                 return True
             if all(c.status == PROVED for c in children):
                 self._settle(node, PROVED, TREE, None, 1 + max(c.length for c in children))

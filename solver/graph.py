@@ -186,16 +186,30 @@ def solve_csr(offsets: np.ndarray, children: np.ndarray, terminal_values: np.nda
 def reaches_cycle(rev_offsets: np.ndarray, rev_parents: np.ndarray) -> np.ndarray:
     """Per position, whether some line of play from it can go on forever (exact).
 
+    A draw needs such a position; such a position need not be a draw.
+    """
+    return longest_lines(rev_offsets, rev_parents) < 0
+
+
+def longest_lines(rev_offsets: np.ndarray, rev_parents: np.ndarray) -> np.ndarray:
+    """Per position, the most plies any line of play from it can last, whoever plays
+    what (exact; int32); -1 where a line can go on forever (it reaches a cycle).
+
     Positions are peeled off level by level once all their moves lead to peeled
-    positions (Kahn's algorithm on the reversed graph); what is never peeled reaches a
-    cycle. A draw needs such a position; such a position need not be a draw.
+    positions (Kahn's algorithm on the reversed graph): a position is peeled at level
+    ``L`` when its longest move leads to one peeled at ``L - 1``, so ``L`` is its
+    longest line. What is never peeled reaches a cycle.
     """
     num_positions = len(rev_offsets) - 1
     unpeeled_moves = np.bincount(rev_parents, minlength=num_positions).astype(np.int32)
+    longest = np.full(num_positions, -1, dtype=np.int32)
     frontier = np.flatnonzero(unpeeled_moves == 0)
+    level = 0
     while len(frontier):
+        longest[frontier] = level
         edges, _ = _segments(rev_offsets, frontier)
         parents, times = _tally(rev_parents[edges], num_positions)
         unpeeled_moves[parents] -= times.astype(np.int32)
         frontier = parents[unpeeled_moves[parents] == 0]
-    return unpeeled_moves > 0
+        level += 1
+    return longest

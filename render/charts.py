@@ -1,0 +1,257 @@
+"""SVG charts of the rules atlas, as plain text: the option grid and the game lengths.
+
+Pure functions from atlas rows (see `solver/atlas.py`) to the text of an SVG document;
+deterministic (same rows, same bytes). Every drawn cell and bar carries classes and
+``data-`` attributes so tests and stylesheets can find them:
+
+* the option grid: one ``rect.combination`` per combination with ``data-rules``,
+  ``data-value`` (``win`` / ``loss`` / ``draw`` for Black, or ``missing`` when the row
+  is not computed) and ``data-remoteness``; the named rulesets also carry ``named``;
+* the game lengths: one ``rect.bar`` per (length, result) with ``data-plies``,
+  ``data-value`` and ``data-count``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Iterable, Mapping, Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+from tablebase.games.smallholder.options import (
+    ADJACENT_OPTIONS, CAPTURE_OPTIONS, GROUPS_OPTIONS, TERRITORY_OPTIONS, Rules, all_rules)
+
+__all__ = ["option_grid_svg", "game_lengths_svg"]
+
+SVG_NAMESPACE: Final = "http://www.w3.org/2000/svg"
+FONT: Final = "DejaVu Sans, Verdana, Arial, sans-serif"
+MARGIN: Final = 20.0
+TITLE_SIZE: Final = 16.0
+LABEL_SIZE: Final = 11.0
+CELL_TEXT_SIZE: Final = 12.0
+TEXT_COLOUR: Final = "#222222"
+MUTED_TEXT: Final = "#666666"
+CHAR_WIDTH: Final = 0.6
+GRID_LINE: Final = "#ffffff"
+#: Fill ramps, lightest (shortest perfect game) to darkest (longest), per result for Black.
+RAMPS: Final = {"win": ("#c6dbef", "#08306b"), "loss": ("#fdd0a2", "#7f2704")}
+DRAW_FILL: Final = "#9e9e9e"
+MISSING_FILL: Final = "#f2f2f2"
+RESULT_LABELS: Final = {"win": "Black wins", "loss": "White wins", "draw": "draw", "missing": "not computed"}
+CELL_W: Final = 96.0
+CELL_H: Final = 32.0
+
+
+def _num(value: float) -> str:
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _tag(name: str, attrs: Mapping[str, object], content: str | None = None) -> str:
+    parts = "".join(f" {k}={quoteattr(_num(v) if isinstance(v, float) else str(v))}"
+                    for k, v in attrs.items() if v is not None)
+    return f"<{name}{parts}/>" if content is None else f"<{name}{parts}>{content}</{name}>"
+
+
+def _text(x: float, y: float, text: str, size: float = LABEL_SIZE, anchor: str = "middle",
+          fill: str = TEXT_COLOUR, weight: str | None = None, css_class: str | None = None) -> str:
+    return _tag("text", {"class": css_class, "x": x, "y": y, "font-size": size, "text-anchor": anchor,
+                         "fill": fill, "font-weight": weight}, escape(text))
+
+
+def _document(width: float, height: float, css_class: str, title: str, body: Iterable[str]) -> str:
+    head = (f'<svg xmlns="{SVG_NAMESPACE}" class="{css_class}" width="{_num(width)}" height="{_num(height)}" '
+            f'viewBox="0 0 {_num(width)} {_num(height)}" font-family={quoteattr(FONT)}>')
+    background = _tag("rect", {"class": "background", "x": "0", "y": "0", "width": width, "height": height,
+                               "fill": "#ffffff"})
+    return "\n".join([head, _tag("title", {}, escape(title)), background, *body, "</svg>"]) + "\n"
+
+
+def _mix(light: str, dark: str, t: float) -> str:
+    """The colour ``t`` of the way from ``light`` (0) to ``dark`` (1)."""
+    a = [int(light[i:i + 2], 16) for i in (1, 3, 5)]
+    b = [int(dark[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(x + (y - x) * t):02x}" for x, y in zip(a, b))
+
+
+def _value(row: dict[str, Any] | None) -> str:
+    return "missing" if row is None else str(row["start"]["value"])
+
+
+def _fill(row: dict[str, Any] | None, shortest: int, longest: int) -> str:
+    value = _value(row)
+    if value == "missing":
+        return MISSING_FILL
+    if value == "draw" or row is None:
+        return DRAW_FILL
+    light, dark = RAMPS[value]
+    span = max(1, longest - shortest)
+    return _mix(light, dark, 0.15 + 0.85 * (row["start"]["remoteness"] - shortest) / span)
+
+
+def _lengths(rows: Iterable[dict[str, Any]]) -> list[int]:
+    return [row["start"]["remoteness"] for row in rows if row["start"]["remoteness"] is not None]
+
+
+def option_grid_svg(board: str, rows: Sequence[dict[str, Any]]) -> str:
+    """The 120 combinations as a grid: a row per (groups, capture), a column per
+    (territory, adjacent); each cell coloured by the start's result for Black, darker
+    for a longer perfect game, with the remoteness written in it. Combinations without
+    a row are drawn as "not computed"."""
+    by_spec = {row["rules"]: row for row in rows}
+    lengths = _lengths(rows) or [0]
+    shortest, longest = min(lengths), max(lengths)
+    columns = [(t, a) for t in TERRITORY_OPTIONS for a in ADJACENT_OPTIONS]
+    row_keys = [(g, c) for g in GROUPS_OPTIONS for c in CAPTURE_OPTIONS]
+    row_label_w = max(len(g) for g in GROUPS_OPTIONS) * LABEL_SIZE * CHAR_WIDTH + 10
+    capture_label_w = max(len(c) for c in CAPTURE_OPTIONS) * LABEL_SIZE * CHAR_WIDTH + 10
+    left = MARGIN + row_label_w + capture_label_w
+    top = MARGIN + TITLE_SIZE * 1.5 + 3 * LABEL_SIZE * 1.6 + 6
+    width = left + len(columns) * CELL_W + MARGIN
+    grid_h = len(row_keys) * CELL_H
+    title = f"The Smallholder on {board}: who wins the empty board with perfect play, and in how many plies"
+    width = max(width, 2 * MARGIN + len(title) * TITLE_SIZE * CHAR_WIDTH * 0.95)
+    body = [_text(MARGIN, MARGIN + TITLE_SIZE, title, TITLE_SIZE, anchor="start", weight="bold",
+                  css_class="heading")]
+    header_y = top - 2 * LABEL_SIZE * 1.6 - 4
+    for i, territory in enumerate(TERRITORY_OPTIONS):
+        x = left + i * len(ADJACENT_OPTIONS) * CELL_W
+        span = len(ADJACENT_OPTIONS) * CELL_W
+        body.append(_text(x + span / 2, header_y - 2, f"territory={territory}", weight="bold"))
+        body.append(_tag("line", {"x1": x + 4, "y1": header_y + 3, "x2": x + span - 4, "y2": header_y + 3,
+                                  "stroke": MUTED_TEXT, "stroke-width": "1"}))
+    for j, (_, adjacent) in enumerate(columns):
+        # "smallest-playable-only" is wider than a cell: the "-only" goes on a second line
+        base, only, _ = adjacent.partition("-only")
+        lines = [base, "-only"] if only else [base]
+        for k, line in enumerate(lines):
+            body.append(_text(left + (j + 0.5) * CELL_W, top - 6 - (len(lines) - 1 - k) * LABEL_SIZE * 1.2, line,
+                              LABEL_SIZE * 0.9, fill=MUTED_TEXT))
+    body.append(_text(MARGIN, top - 6, "groups / capture", LABEL_SIZE * 0.9, anchor="start", fill=MUTED_TEXT))
+    for i, groups in enumerate(GROUPS_OPTIONS):
+        y = top + i * len(CAPTURE_OPTIONS) * CELL_H
+        body.append(_text(MARGIN, y + len(CAPTURE_OPTIONS) * CELL_H / 2 + LABEL_SIZE / 3, groups,
+                          anchor="start", weight="bold"))
+        if i:
+            body.append(_tag("line", {"x1": MARGIN, "y1": y, "x2": left + len(columns) * CELL_W, "y2": y,
+                                      "stroke": TEXT_COLOUR, "stroke-width": "1"}))
+    named_marks = []
+    for r, (groups, capture) in enumerate(row_keys):
+        y = top + r * CELL_H
+        body.append(_text(left - 6, y + CELL_H / 2 + LABEL_SIZE / 3, capture, LABEL_SIZE * 0.9, anchor="end",
+                          fill=MUTED_TEXT))
+        for j, (territory, adjacent) in enumerate(columns):
+            x = left + j * CELL_W
+            rules = Rules(groups, adjacent, territory, capture)
+            row = by_spec.get(rules.spec)
+            value = _value(row)
+            fill = _fill(row, shortest, longest)
+            remoteness = None if row is None else row["start"]["remoteness"]
+            named = None if row is None else row["named"]
+            body.append(_tag("rect", {
+                "class": "combination" + (" named" if named else ""), "x": x, "y": y, "width": CELL_W,
+                "height": CELL_H, "fill": fill, "stroke": GRID_LINE, "stroke-width": "1",
+                "data-rules": rules.spec, "data-value": value,
+                "data-remoteness": "" if remoteness is None else remoteness}, _tag("title", {}, escape(
+                    f"{rules.spec}: {RESULT_LABELS[value]}" + (f" in {remoteness}" if remoteness is not None else "")
+                    + (f" ({named})" if named else "")))))
+            dark = value in RAMPS and remoteness is not None and (remoteness - shortest) / max(1, longest - shortest) > 0.45
+            label = "–" if value == "missing" else "draw" if value == "draw" else f"{'B' if value == 'win' else 'W'} {remoteness}"
+            label_y = y + (CELL_H * 0.45 if named else CELL_H / 2) + CELL_TEXT_SIZE / 3
+            body.append(_text(x + CELL_W / 2, label_y, label, CELL_TEXT_SIZE,
+                              fill="#ffffff" if dark else TEXT_COLOUR, css_class="cell-label"))
+            if named:
+                named_marks.append(_tag("rect", {"class": "named-outline", "x": x + 1.5, "y": y + 1.5,
+                                                 "width": CELL_W - 3, "height": CELL_H - 3, "fill": "none",
+                                                 "stroke": "#000000", "stroke-width": "2.5"}))
+                named_marks.append(_text(x + CELL_W / 2, y + CELL_H - 5, named, 8.5,
+                                         fill="#ffffff" if dark else TEXT_COLOUR, css_class="named-label"))
+    body += named_marks
+    # legend
+    y = top + grid_h + 22
+    x = MARGIN
+    counts = {v: sum(1 for spec in (r.spec for r in all_rules()) if _value(by_spec.get(spec)) == v)
+              for v in ("win", "loss", "draw", "missing")}
+    for value in ("win", "loss", "draw", "missing"):
+        if value == "missing" and not counts["missing"]:
+            continue
+        if value in RAMPS:
+            for k in range(5):
+                body.append(_tag("rect", {"x": x + k * 12, "y": y - 10, "width": 12, "height": 14,
+                                          "fill": _mix(*RAMPS[value], 0.15 + 0.85 * k / 4)}))
+            swatch = 60
+        else:
+            body.append(_tag("rect", {"x": x, "y": y - 10, "width": 14, "height": 14,
+                                      "fill": DRAW_FILL if value == "draw" else MISSING_FILL,
+                                      "stroke": "#cccccc", "stroke-width": "1"}))
+            swatch = 14
+        text = f"{RESULT_LABELS[value]} ({counts[value]})"
+        body.append(_text(x + swatch + 6, y + 1, text, anchor="start", css_class="legend"))
+        x += swatch + 16 + len(text) * LABEL_SIZE * CHAR_WIDTH
+    note = (f"B n / W n: Black / White wins in n plies with perfect play ({shortest} to {longest}; darker is "
+            f"longer). Outlined: the named rulesets.")
+    body.append(_text(MARGIN, y + 22, note, LABEL_SIZE, anchor="start", fill=MUTED_TEXT))
+    height = y + 22 + MARGIN
+    width = max(width, x + MARGIN, 2 * MARGIN + len(note) * LABEL_SIZE * CHAR_WIDTH)
+    return _document(width, height, "atlas-grid", title, body)
+
+
+BAR_W: Final = 34.0
+PLOT_H: Final = 200.0
+
+
+def game_lengths_svg(board: str, rows: Sequence[dict[str, Any]]) -> str:
+    """How many combinations have each perfect-game length (the start's remoteness),
+    stacked by who wins; drawn starts get their own bar."""
+    lengths = _lengths(rows)
+    span = list(range(min(lengths), max(lengths) + 1)) if lengths else []
+    stacks: list[tuple[str, dict[str, int]]] = []
+    for plies in span:
+        stacks.append((str(plies), {v: sum(1 for row in rows if row["start"]["value"] == v
+                                          and row["start"]["remoteness"] == plies) for v in ("win", "loss")}))
+    draws = sum(1 for row in rows if row["start"]["value"] == "draw")
+    if draws:
+        stacks.append(("draw", {"draw": draws}))
+    tallest = max([sum(s.values()) for _, s in stacks] or [1])
+    title = f"The Smallholder on {board}: length of the perfect game, over {len(rows)} option combinations"
+    left = MARGIN + 34
+    top = MARGIN + TITLE_SIZE * 1.6 + 8
+    plot_w = max(1, len(stacks)) * BAR_W
+    width = max(left + plot_w + MARGIN, 2 * MARGIN + len(title) * TITLE_SIZE * CHAR_WIDTH * 0.95)
+    body = [_text(MARGIN, MARGIN + TITLE_SIZE, title, TITLE_SIZE, anchor="start", weight="bold",
+                  css_class="heading")]
+    scale = PLOT_H / tallest
+    step = max(1, -(-tallest // 5))
+    scale = PLOT_H / (step * -(-tallest // step))
+    for tick in range(0, tallest + step, step):
+        y = top + PLOT_H - tick * scale
+        body.append(_tag("line", {"x1": left, "y1": y, "x2": left + plot_w, "y2": y, "stroke": "#e0e0e0",
+                                  "stroke-width": "1"}))
+        body.append(_text(left - 6, y + LABEL_SIZE / 3, str(tick), anchor="end", fill=MUTED_TEXT))
+    fills = {"win": RAMPS["win"][1], "loss": RAMPS["loss"][1], "draw": DRAW_FILL}
+    for i, (label, stack) in enumerate(stacks):
+        x = left + i * BAR_W
+        base = top + PLOT_H
+        for value in ("win", "loss", "draw"):
+            count = stack.get(value, 0)
+            if not count:
+                continue
+            h = count * scale
+            body.append(_tag("rect", {"class": f"bar {value}", "x": x + 4, "y": base - h, "width": BAR_W - 8,
+                                      "height": h, "fill": fills[value], "data-plies": label, "data-value": value,
+                                      "data-count": count},
+                             _tag("title", {}, escape(f"{count} with {RESULT_LABELS[value]}"
+                                                      + ("" if label == "draw" else f" in {label} plies")))))
+            if h >= LABEL_SIZE + 2:
+                body.append(_text(x + BAR_W / 2, base - h / 2 + LABEL_SIZE / 3, str(count), fill="#ffffff"))
+            base -= h
+        body.append(_text(x + BAR_W / 2, top + PLOT_H + LABEL_SIZE + 4, label, fill=MUTED_TEXT))
+    body.append(_tag("line", {"x1": left, "y1": top + PLOT_H, "x2": left + plot_w, "y2": top + PLOT_H,
+                              "stroke": TEXT_COLOUR, "stroke-width": "1"}))
+    y = top + PLOT_H + LABEL_SIZE * 2 + 10
+    body.append(_text(left + plot_w / 2, y, "plies in the perfect game (the start's remoteness)", fill=MUTED_TEXT))
+    y += 20
+    x = MARGIN
+    for value in ("win", "loss") + (("draw",) if draws else ()):
+        body.append(_tag("rect", {"x": x, "y": y - 10, "width": 14, "height": 14, "fill": fills[value]}))
+        body.append(_text(x + 20, y + 1, RESULT_LABELS[value], anchor="start", css_class="legend"))
+        x += 40 + len(RESULT_LABELS[value]) * LABEL_SIZE * CHAR_WIDTH
+    return _document(width, y + MARGIN, "atlas-lengths", title, body)

@@ -1,0 +1,177 @@
+"""The rules atlas: every Smallholder option combination on one board, side by side.
+
+`atlas_row` solves one combination strongly (the breadth-first enumeration and the
+counting retrograde of `solver/smallholder_solve.py`) and derives its row from the
+solved move graph while it is still in memory. Every figure is exact, over all
+canonical positions reachable from the empty board (one per symmetry class, side to
+move kept); nothing is sampled:
+
+* ``start``: the value of the empty board for Black (the side to move) and its
+  remoteness, the length of a perfect game (null for a draw);
+* ``positions``, ``draws``: canonical reachable positions, and those drawn;
+* ``cycles``: whether some line of play can repeat (and so go on forever);
+* ``winning_first_moves``: Black's first moves that win with perfect play, counted up
+  to symmetry (one per class of symmetric first moves) and of all first moves;
+* ``longest_game``: the most plies any game from the empty board can last, whoever
+  plays what; null when play can go on forever (``cycles``);
+* ``capture_share``: the share of positions where some legal move captures (a move
+  captures when the child has no more stones than the parent: a plain placement adds
+  one, and symmetry keeps stone counts);
+* ``mean_moves``: legal moves per position (the graph has one edge per legal move).
+
+`sweep` runs the rows of many combinations, skipping those a caller has stored, so a
+killed sweep continues where it stopped. It knows no database: the caller passes
+``stored`` and ``save``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.games.smallholder.board import Board, get_board
+from tablebase.games.smallholder.options import RULESETS, Rules
+from tablebase.solver.graph import longest_lines, solve_reversed
+from tablebase.solver.probe import VALUE_NAMES
+from tablebase.solver.smallholder_arrays import SmallholderArrays
+from tablebase.solver.smallholder_solve import RULES_VERSION, SOLVER_VERSION, enumerate_graph, stone_counts
+
+#: Bumped whenever a row's keys or the meaning of a figure change (stored rows record it).
+ATLAS_VERSION = "atlas-1"
+#: The versions a stored row must have been made with to be reused.
+VERSIONS = f"{RULES_VERSION}/{SOLVER_VERSION}/{ATLAS_VERSION}"
+#: The keys of a row, in order (the JSON contract of `tablebase atlas smallholder --json`).
+ROW_KEYS = ("rules", "named", "start", "positions", "draws", "cycles", "winning_first_moves", "longest_game",
+            "capture_share", "mean_moves")
+#: Moves examined at once for captures, to bound the temporary arrays.
+EDGE_SLICE = 1 << 24
+
+#: progress(stage, step, positions so far), as `solver.smallholder_solve.Progress`
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class AtlasGraph:
+    """A solved combination with its reversed move graph (see `enumerate_graph`)."""
+
+    keys: np.ndarray  # sorted canonical keys; index 0 is the empty board (key 0)
+    rev_offsets: np.ndarray
+    rev_parents: np.ndarray
+    values: np.ndarray  # WIN/LOSS/DRAW for the side to move
+    remoteness: np.ndarray  # -1 for a draw
+    cells: int
+
+
+def solve_graph_of(board: Board | str, rules: Rules, progress: Progress | None = None) -> AtlasGraph:
+    """Enumerate and solve every canonical position reachable from the empty board."""
+    arrays = SmallholderArrays(board, rules)
+    keys, rev_offsets, rev_parents, _ = enumerate_graph(arrays, progress)
+    if progress:
+        progress("solve", 0, len(keys))
+    solution = solve_reversed(rev_offsets, rev_parents)
+    return AtlasGraph(keys, rev_offsets, rev_parents, solution.values, solution.remoteness, arrays.cells)
+
+
+def edge_children(rev_offsets: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """The child (the row of the reversed graph) of each entry ``start:stop`` of ``rev_parents``."""
+    return (np.searchsorted(rev_offsets, np.arange(start, stop, dtype=np.int64), side="right") - 1).astype(np.int32)
+
+
+def capture_positions(graph: AtlasGraph) -> int:
+    """How many positions have a legal move that captures (exact)."""
+    stones = stone_counts(graph.keys, graph.cells).astype(np.int8)
+    captures = np.zeros(len(graph.keys), dtype=bool)
+    for start in range(0, len(graph.rev_parents), EDGE_SLICE):
+        stop = min(start + EDGE_SLICE, len(graph.rev_parents))
+        parents = graph.rev_parents[start:stop]
+        children = edge_children(graph.rev_offsets, start, stop)
+        captures[parents[stones[children] <= stones[parents]]] = True
+    return int(np.count_nonzero(captures))
+
+
+def first_moves(graph: AtlasGraph) -> dict[str, int]:
+    """Black's winning first moves, up to symmetry and of all (one edge per legal move:
+    symmetric first moves are edges to one canonical child)."""
+    entries = np.flatnonzero(graph.rev_parents == 0)  # the empty board is index 0
+    children = (np.searchsorted(graph.rev_offsets, entries, side="right") - 1)
+    # a first move wins for Black when the position after it is lost for White
+    wins = graph.values[children] == LOSS
+    classes = np.unique(children)
+    return {"up_to_symmetry": int(np.count_nonzero(graph.values[classes] == LOSS)),
+            "of_up_to_symmetry": len(classes),
+            "all": int(np.count_nonzero(wins)),
+            "of_all": len(children)}
+
+
+def atlas_row(board: Board | str, rules: Rules, progress: Progress | None = None) -> dict[str, Any]:
+    """The atlas row of one combination on one board (keys `ROW_KEYS`; see the module doc)."""
+    graph = solve_graph_of(board, rules, progress)
+    if progress:
+        progress("lines", 0, len(graph.keys))
+    longest = longest_lines(graph.rev_offsets, graph.rev_parents)
+    value = int(graph.values[0])
+    positions = len(graph.keys)
+    row = {
+        "rules": rules.spec,
+        "named": rules.name if rules.name in RULESETS else None,
+        "start": {"value": VALUE_NAMES[value], "remoteness": None if value == DRAW else int(graph.remoteness[0])},
+        "positions": positions,
+        "draws": int(np.count_nonzero(graph.values == DRAW)),
+        "cycles": bool(np.any(longest < 0)),  # every position is reachable from the start
+        "winning_first_moves": first_moves(graph),
+        "longest_game": None if longest[0] < 0 else int(longest[0]),
+        "capture_share": capture_positions(graph) / positions,
+        "mean_moves": len(graph.rev_parents) / positions,
+    }
+    assert tuple(row) == ROW_KEYS
+    return row
+
+
+@dataclass(frozen=True)
+class SweepStep:
+    """One combination of a sweep: its row, and whether it was computed now or read."""
+
+    index: int
+    total: int
+    rules: Rules
+    row: dict[str, Any]
+    computed: bool
+    seconds: float
+
+
+def sweep(board: str, combinations: Iterable[Rules], stored: Callable[[Rules], dict[str, Any] | None],
+          save: Callable[[Rules, dict[str, Any], float], None],
+          progress: Callable[[int, int, Rules, str, int, int], None] | None = None) -> Iterator[SweepStep]:
+    """The row of each combination: ``stored(rules)`` when it has one, else computed and
+    handed to ``save(rules, row, seconds)`` before the next one starts (so a killed sweep
+    loses at most the combination it was computing). ``progress(index, total, rules,
+    stage, step, positions)`` follows the computation."""
+    get_board(board)  # an unknown board fails before any work
+    todo = list(combinations)
+    for index, rules in enumerate(todo, start=1):
+        row = stored(rules)
+        if row is not None:
+            yield SweepStep(index, len(todo), rules, row, False, 0.0)
+            continue
+        started = time.perf_counter()
+        report: Progress | None = None
+        if progress:
+            def report(stage: str, step: int, positions: int, index: int = index, rules: Rules = rules) -> None:
+                progress(index, len(todo), rules, stage, step, positions)
+        row = atlas_row(board, rules, report)
+        seconds = time.perf_counter() - started
+        save(rules, row, seconds)
+        yield SweepStep(index, len(todo), rules, row, True, seconds)
+
+
+def first_player_results(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """How many rows Black wins, White wins (Black loses) and are drawn."""
+    counts = {"black": 0, "white": 0, "draw": 0}
+    names = {VALUE_NAMES[WIN]: "black", VALUE_NAMES[LOSS]: "white", VALUE_NAMES[DRAW]: "draw"}
+    for row in rows:
+        counts[names[row["start"]["value"]]] += 1
+    return counts

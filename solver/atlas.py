@@ -19,6 +19,9 @@ move kept); nothing is sampled:
   one, and symmetry keeps stone counts);
 * ``mean_moves``: legal moves per position (the graph has one edge per legal move).
 
+`compare_probes` puts one position's probe answers under several combinations side by
+side, with the moves whose values differ.
+
 `sweep` runs the rows of many combinations, skipping those a caller has stored, so a
 killed sweep continues where it stopped. It knows no database: the caller passes
 ``stored`` and ``save``.
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -36,7 +39,7 @@ from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder.board import Board, get_board
 from tablebase.games.smallholder.options import RULESETS, Rules
 from tablebase.solver.graph import longest_lines, solve_reversed
-from tablebase.solver.probe import VALUE_NAMES
+from tablebase.solver.probe import VALUE_NAMES, Outcome, ProbeResult
 from tablebase.solver.smallholder_arrays import SmallholderArrays
 from tablebase.solver.smallholder_solve import RULES_VERSION, SOLVER_VERSION, enumerate_graph, stone_counts
 
@@ -175,3 +178,41 @@ def first_player_results(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
     for row in rows:
         counts[names[row["start"]["value"]]] += 1
     return counts
+
+
+def compare_probes(probes: Sequence[tuple[str, ProbeResult[Any]]]) -> dict[str, Any]:
+    """One position probed under several rules, side by side: the position's value and
+    each move's under every rules (null where the move is not legal under them), and
+    which moves differ (in value, remoteness or legality).
+
+    ``probes`` pairs a label (the rules spec) with the probe answer under those rules;
+    every answer must be for the same position text.
+    """
+    if len({answer.position for _, answer in probes}) > 1:
+        raise ValueError("the probes compared are of different positions")
+    labels = [label for label, _ in probes]
+    cells: dict[int, str] = {}
+    by_rules: list[dict[int, Outcome]] = []
+    for _, answer in probes:
+        by_rules.append({m.cell: m.outcome for m in answer.moves})
+        cells.update({m.cell: m.name for m in answer.moves})
+    moves = []
+    for cell in sorted(cells):
+        values = {label: None if cell not in outcomes else _outcome_json(outcomes[cell])
+                  for label, outcomes in zip(labels, by_rules)}
+        moves.append({"cell": cell, "name": cells[cell], "values": values,
+                      "differ": len({json_key(v) for v in values.values()}) > 1})
+    first = probes[0][1]
+    values = {label: _outcome_json(answer.outcome) for label, answer in probes}
+    return {"position": first.position, "to_move": first.to_move, "rules": labels, "values": values,
+            "differ": len({json_key(v) for v in values.values()}) > 1,
+            "moves": moves, "differing_moves": [m["name"] for m in moves if m["differ"]]}
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    return {"value": outcome.name, "remoteness": outcome.remoteness}
+
+
+def json_key(value: dict[str, Any] | None) -> tuple[Any, ...] | None:
+    """A hashable stand-in of an outcome's JSON (None stays None)."""
+    return None if value is None else (value["value"], value["remoteness"])

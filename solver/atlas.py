@@ -22,6 +22,8 @@ move kept); nothing is sampled:
 `compare_probes` puts one position's probe answers under several combinations side by
 side, with the moves whose values differ.
 
+`sparro_row` gives a Sparro variant a row with the same keys, from its solved tiers.
+
 `sweep` runs the rows of many combinations, skipping those a caller has stored, so a
 killed sweep continues where it stopped. It knows no database: the caller passes
 ``stored`` and ``save``.
@@ -42,6 +44,8 @@ from tablebase.solver.graph import longest_lines, solve_reversed
 from tablebase.solver.probe import VALUE_NAMES, Outcome, ProbeResult
 from tablebase.solver.smallholder_arrays import SmallholderArrays
 from tablebase.solver.smallholder_solve import RULES_VERSION, SOLVER_VERSION, enumerate_graph, stone_counts
+from tablebase.solver.sparro_arrays import SparroArrays, canonical as sparro_canonical
+from tablebase.solver.tiered import TIERS, SolvedTier
 
 #: Bumped whenever a row's keys or the meaning of a figure change (stored rows record it).
 ATLAS_VERSION = "atlas-1"
@@ -216,3 +220,50 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
 def json_key(value: dict[str, Any] | None) -> tuple[Any, ...] | None:
     """A hashable stand-in of an outcome's JSON (None stays None)."""
     return None if value is None else (value["value"], value["remoteness"])
+
+
+# -- Sparro ------------------------------------------------------------------------------
+
+
+def sparro_row(variant: str, tier_of: Callable[[int], SolvedTier]) -> dict[str, Any]:
+    """The atlas row of a Sparro variant from its solved tiers (``tier_of(n)``: the
+    positions with n marbles), with the keys of a Smallholder row. Exact, over every
+    canonical reachable position; the start's value is for Red, who moves first.
+
+    Every move adds a marble, so positions never repeat (``cycles`` is false), the
+    longest game is the highest tier holding a position, and ``capture_share`` is null:
+    Sparro has no captures.
+    """
+    arrays = SparroArrays(variant)
+    tiers = [tier_of(n) for n in range(TIERS)]
+    positions = sum(len(t.keys) for t in tiers)
+    moves = sum(sparro_legal_moves(arrays, solved.keys, n) for n, solved in enumerate(tiers))
+    start = tiers[0]
+    value = int(start.values[0])
+    children = np.concatenate([sparro_canonical(child) for _, child in arrays.children(start.keys, 0)])
+    at = np.searchsorted(tiers[1].keys, children)
+    if not np.array_equal(tiers[1].keys[np.minimum(at, len(tiers[1].keys) - 1)], children):
+        raise ValueError(f"the {variant} tables do not hold every first move")
+    wins = tiers[1].values[at] == LOSS
+    classes, first = np.unique(children, return_index=True)
+    longest = max(n for n, t in enumerate(tiers) if len(t.keys))
+    return {
+        "rules": variant,
+        "named": variant,
+        "start": {"value": VALUE_NAMES[value], "remoteness": None if value == DRAW else int(start.remoteness[0])},
+        "positions": positions,
+        "draws": sum(int(np.count_nonzero(t.values == DRAW)) for t in tiers),
+        "cycles": False,
+        "winning_first_moves": {"up_to_symmetry": int(np.count_nonzero(wins[first])),
+                                "of_up_to_symmetry": len(classes),
+                                "all": int(np.count_nonzero(wins)), "of_all": len(children)},
+        "longest_game": longest,
+        "capture_share": None,
+        "mean_moves": moves / positions,
+    }
+
+
+def sparro_legal_moves(arrays: SparroArrays, keys: np.ndarray, tier: int) -> int:
+    """Legal moves summed over ``keys`` (positions with ``tier`` marbles; none in a finished game)."""
+    over, _ = arrays.terminal(keys, tier)
+    return sum(len(where) for where, _ in arrays.children(keys[~over], tier))

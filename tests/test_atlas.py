@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from functools import cache
 
@@ -19,7 +20,14 @@ import pytest
 
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import RULESETS, Rules, Smallholder, all_rules
-from tablebase.solver.atlas import ROW_KEYS, atlas_row, sweep
+from tablebase.games.sparro import Sparro
+from tablebase.games.sparro.rules import NO_COMPENSATION
+from tablebase.render.atlas import compare_text, game_lengths_svg, option_grid_svg
+from tablebase.solver.atlas import (
+    ROW_KEYS, atlas_row, compare_probes, sparro_legal_moves, sparro_row, sweep)
+from tablebase.solver.probe import Outcome, probe
+from tablebase.solver.sparro_arrays import SparroArrays
+from tablebase.solver.tiered import SolvedTier, solve_variant
 from tablebase.solver.graph import longest_lines, reverse_edges
 from tablebase.solver.smallholder_solve import solve_ruleset
 
@@ -197,3 +205,135 @@ def test_sweep_resumes_with_the_rows_not_yet_stored() -> None:
     steps = list(sweep(BOARD, combos, stored, save))
     assert [s.computed for s in steps] == [False, False, True, True, True]
     assert [s.row for s in steps] == [atlas_row(BOARD, r) for r in combos]
+
+
+# -- Sparro rows -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sparro_tiers() -> dict[str, dict[int, SolvedTier]]:
+    """Both standard variants solved in memory (a few seconds each)."""
+    solved: dict[str, dict[int, SolvedTier]] = {}
+    for variant in ("standard", NO_COMPENSATION):
+        tiers: dict[int, SolvedTier] = {}
+        solve_variant(SparroArrays(variant), {}, lambda tier, seconds: tiers.__setitem__(tier.tier, tier))
+        solved[variant] = tiers
+    return solved
+
+
+@pytest.mark.parametrize("variant", ["standard", NO_COMPENSATION])
+def test_sparro_row_against_the_rules_engine(variant: str, sparro_tiers) -> None:
+    tiers = sparro_tiers[variant]
+    row = sparro_row(variant, tiers.__getitem__)
+    assert list(row) == list(ROW_KEYS)
+    game = Sparro(variant)
+
+    def lookup(keys):  # type: ignore[no-untyped-def]
+        out = []
+        for key in keys:
+            tier = tiers[game.from_key(key).marbles]
+            at = int(np.searchsorted(tier.keys, key))
+            value = int(tier.values[at])
+            out.append(Outcome(value, None if value == DRAW else int(tier.remoteness[at])))
+        return out
+
+    start = probe(game, game.start(), lookup)
+    assert row["start"] == {"value": start.outcome.name, "remoteness": start.outcome.remoteness}
+    first = {m.cell: m.outcome for m in start.moves}
+    classes = {game.canonical_key(game.play(game.start(), cell)): first[cell] for cell in first}
+    assert row["winning_first_moves"] == {
+        "up_to_symmetry": sum(o.value == WIN for o in classes.values()), "of_up_to_symmetry": len(classes),
+        "all": sum(o.value == WIN for o in first.values()), "of_all": len(first)}
+    assert row["positions"] == sum(len(t.keys) for t in tiers.values())
+    assert row["draws"] == sum(int(np.count_nonzero(t.values == DRAW)) for t in tiers.values())
+    assert row["longest_game"] == 24 and len(tiers[24].keys) > 0
+    # legal moves per tier by the per-position engine, on the tiers small enough to walk
+    arrays = SparroArrays(variant)
+    for n in range(6):
+        engine = sum(len(game.legal_moves(game.from_key(int(k)))) for k in tiers[n].keys)
+        assert sparro_legal_moves(arrays, tiers[n].keys, n) == engine
+
+
+def test_the_compensation_rule_only_turns_full_boards_into_draws(sparro_tiers) -> None:
+    with_rule = sparro_row("standard", sparro_tiers["standard"].__getitem__)
+    without = sparro_row(NO_COMPENSATION, sparro_tiers[NO_COMPENSATION].__getitem__)
+    assert with_rule["draws"] == 0 and without["draws"] > 0
+    assert {k: v for k, v in with_rule.items() if k not in ("rules", "named", "draws")} == \
+        {k: v for k, v in without.items() if k not in ("rules", "named", "draws")}
+
+
+# -- comparison and pictures ---------------------------------------------------------------
+
+
+def _table_lookup(rules: Rules):  # type: ignore[no-untyped-def]
+    solved = solve_ruleset(BOARD, rules)
+
+    def lookup(keys):  # type: ignore[no-untyped-def]
+        at = np.searchsorted(solved.keys, np.array(keys, dtype=np.uint64))
+        return [Outcome(int(solved.values[i]), None if solved.values[i] == DRAW else int(solved.remoteness[i]))
+                for i in at]
+
+    return lookup
+
+
+def test_compare_marks_exactly_the_moves_whose_values_differ() -> None:
+    combos = [RULESETS["nibbler"], RULESETS["gaps-original"], RULESETS["hull-setbacks"]]
+    answers = []
+    for rules in combos:
+        game = Smallholder(BOARD, rules)
+        answers.append((rules.spec, probe(game, game.start(), _table_lookup(rules))))
+    comparison = compare_probes(answers)
+    assert comparison["rules"] == [r.spec for r in combos]
+    assert comparison["differ"]  # nibbler: Black wins, gaps-original: White wins
+    ref = {r.spec: reference(r) for r in combos}
+    game = Smallholder(BOARD)
+    for move in comparison["moves"]:
+        child = game.canonical_key(game.play(game.start(), move["cell"]))
+        seen = set()
+        for spec in comparison["rules"]:
+            value, remoteness = ref[spec].values[child]  # for White; the move's value is for Black
+            expected = {"value": {WIN: "loss", LOSS: "win"}[value], "remoteness": remoteness + 1}
+            assert move["values"][spec] == expected
+            seen.add((expected["value"], expected["remoteness"]))
+        assert move["differ"] == (len(seen) > 1)
+    assert comparison["differing_moves"] == [m["name"] for m in comparison["moves"] if m["differ"]]
+    text = compare_text(comparison)
+    assert f"{len(comparison['differing_moves'])} of 12 moves differ" in text
+
+
+def test_compare_refuses_different_positions() -> None:
+    game = Smallholder(BOARD)
+    lookup = _table_lookup(game.rules)
+    after = game.play(game.start(), 0)
+    with pytest.raises(ValueError, match="different positions"):
+        compare_probes([("a", probe(game, game.start(), lookup)), ("b", probe(game, after, lookup))])
+
+
+def test_option_grid_has_one_cell_per_combination_with_its_result() -> None:
+    rows = [atlas_row(BOARD, r) for r in all_rules()[:40]]
+    svg = ET.fromstring(option_grid_svg(BOARD, rows))
+    cells = [e for e in svg.iter("{http://www.w3.org/2000/svg}rect") if "combination" in e.get("class", "")]
+    assert len(cells) == 120
+    by_rules = {row["rules"]: row for row in rows}
+    for cell in cells:
+        row = by_rules.get(cell.get("data-rules"))
+        if row is None:
+            assert cell.get("data-value") == "missing"
+        else:
+            assert cell.get("data-value") == row["start"]["value"]
+            assert cell.get("data-remoteness") == str(row["start"]["remoteness"])
+    named = {c.get("data-rules") for c in cells if "named" in c.get("class", "")}
+    assert named == {r.spec for r in RULESETS.values() if r.spec in by_rules}
+
+
+def test_game_lengths_bars_count_every_row() -> None:
+    rows = [atlas_row(BOARD, r) for r in all_rules()[::4]]
+    svg = ET.fromstring(game_lengths_svg(BOARD, rows))
+    bars = [e for e in svg.iter("{http://www.w3.org/2000/svg}rect") if "bar" in e.get("class", "").split()]
+    counted: dict[tuple[str, str], int] = {(b.get("data-plies"), b.get("data-value")): int(b.get("data-count"))
+                                           for b in bars}
+    expected: dict[tuple[str, str], int] = {}
+    for row in rows:
+        key = (str(row["start"]["remoteness"]), row["start"]["value"])
+        expected[key] = expected.get(key, 0) + 1
+    assert counted == expected

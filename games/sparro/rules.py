@@ -26,10 +26,13 @@ from tablebase.games.sparro.geometry import (
 )
 
 VARIANTS: Final = ("standard", "extended", "extended-unrestricted")
-#: Not a rule set anyone plays: `standard` without Black's compensation (a full board
-#: with no line is a draw). `tablebase verify` solves it to measure what the rule decides.
+#: `standard` without Black's compensation: a full board with no line is a draw. Not a
+#: published rule set, but a named variant like the others (it can be solved, probed and
+#: compared), so that what the compensation rule decides can be measured.
 NO_COMPENSATION: Final = "standard-no-compensation"
 HYPOTHETICAL_VARIANTS: Final = (NO_COMPENSATION,)
+#: Every variant the rules engine knows: the published ones, then the hypothetical one.
+NAMED_VARIANTS: Final = VARIANTS + HYPOTHETICAL_VARIANTS
 #: Bumped whenever a rule change could change any position's value (stored tables record it).
 RULES_VERSION: Final = "sparro-1"
 RED: Final = "R"
@@ -104,8 +107,8 @@ class Sparro:
     game_name: Final = "sparro"
 
     def __init__(self, variant: str = "standard") -> None:
-        if variant not in VARIANTS + HYPOTHETICAL_VARIANTS:
-            raise NotationError(f"unknown sparro variant, expected one of {', '.join(VARIANTS)}: {variant!r}")
+        if variant not in NAMED_VARIANTS:
+            raise NotationError(f"unknown sparro variant, expected one of {', '.join(NAMED_VARIANTS)}: {variant!r}")
         self.variant = variant
         self.rules_name = variant
         self.extended = variant.startswith("extended")

@@ -28,7 +28,7 @@ from tablebase.solver.atlas import (
 from tablebase.solver.probe import Outcome, probe
 from tablebase.solver.sparro_arrays import SparroArrays
 from tablebase.solver.tiered import SolvedTier, solve_variant
-from tablebase.solver.graph import longest_lines, reverse_edges
+from tablebase.solver.graph import longest_lines, longest_lines_forward, reverse_edges
 from tablebase.solver.smallholder_solve import solve_ruleset
 
 BOARD = "limping2"
@@ -165,7 +165,7 @@ def _brute_longest(children: dict[int, list[int]], node: int, path: frozenset[in
     return best
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(200))
 def test_longest_lines_against_every_path(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 9))
@@ -177,8 +177,12 @@ def test_longest_lines_against_every_path(seed: int) -> None:
         parent, child = parent[keep], child[keep]
     children = {v: child[parent == v].tolist() for v in range(n)}
     offsets, parents = reverse_edges(n, parent, child)
-    found = longest_lines(offsets, parents)
-    assert found.tolist() == [_brute_longest(children, v, frozenset()) for v in range(n)]
+    expected = [_brute_longest(children, v, frozenset()) for v in range(n)]
+    assert longest_lines(offsets, parents).tolist() == expected
+    order = np.argsort(parent, kind="stable")
+    forward_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(parent, minlength=n), out=forward_offsets[1:])
+    assert longest_lines_forward(forward_offsets, child[order].astype(np.int32)).tolist() == expected
 
 
 def test_sweep_resumes_with_the_rows_not_yet_stored() -> None:

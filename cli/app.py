@@ -64,6 +64,8 @@ show = _game_group("show", "Draw a position as text, with whose turn it is and w
 moves = _game_group("moves", "List the legal moves of positions (one, or many from stdin with '-').")
 solve = _game_group("solve", "Solve every reachable position of a game into the tablebase file.")
 probe = _game_group("probe", "Look up exact values: a position and each of its moves, best first.")
+atlas = _game_group("atlas", "Every rules option combination (or variant) of a game side by side, exactly.")
+compare = _game_group("compare", "Chosen rules combinations side by side, with the moves where their values differ.")
 
 DEFAULT_DB = "tablebase.sqlite"
 

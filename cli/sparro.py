@@ -20,7 +20,7 @@ from tablebase.cli.app import (
     solve,
 )
 from tablebase.service.files import open_store
-from tablebase.games.sparro import VARIANTS
+from tablebase.games.sparro import NAMED_VARIANTS, VARIANTS
 from tablebase.service.probing import probe_answers
 from tablebase.service.sparro import DESCRIPTION, solve_into
 
@@ -32,8 +32,8 @@ board is '{START_TEXT}'. In the extended variants the token holder may follow af
 space (R or B, default B). Cells are named level + column + row, e.g. 0a1 (base level,
 north-west corner), 1b3, 2b2; a move is given by its name or its index 0-23."""
 
-variant_option = click.option("--variant", type=click.Choice(VARIANTS), default="standard", show_default=True,
-                              help="Rule variant.")
+variant_option = click.option("--variant", type=click.Choice(NAMED_VARIANTS), default="standard", show_default=True,
+                              help="Rule variant (standard-no-compensation: standard with a full board without a line a draw).")
 
 
 @show.command("sparro", help=f"""Draw a Sparro POSITION (default: the start) level by level.
@@ -96,8 +96,8 @@ def _variants(choice: str) -> list[str]:
 Example:
     tablebase solve sparro --variant all
     tablebase solve sparro --variant extended --db /tmp/sparro.sqlite --json""")
-@click.option("--variant", type=click.Choice(VARIANTS + ("all",)), default="all", show_default=True,
-              help="Variant to solve, or all three.")
+@click.option("--variant", type=click.Choice(NAMED_VARIANTS + ("all",)), default="all", show_default=True,
+              help="Variant to solve, or all three published ones (all: not standard-no-compensation).")
 @db_option
 @silent_option
 @json_option

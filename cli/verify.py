@@ -11,6 +11,7 @@ import click
 from tablebase.cli.app import db_option, json_option, main, progress_printer, silent_option
 from tablebase.service.files import open_store
 from tablebase.render.markdown import claims_markdown
+from tablebase.service.smallholder import rules_of
 from tablebase.service.verify import GAMES, SMALLHOLDER_BOARDS, verify_claims
 
 
@@ -20,17 +21,23 @@ Example:
     tablebase verify
     tablebase verify sparro --json
     tablebase verify smallholder --board limping2
+    tablebase verify smallholder --board limping2 --rules territory=hull,capture=groupwise-reentry
+    tablebase verify smallholder --board limping2 --rules nibbler --rules adjacent=smallest-only
     tablebase verify --markdown docs/FAIRNESS.md""")
 @click.argument("game", type=click.Choice(GAMES + ("all",)), default="all")
 @click.option("--board", "boards", metavar="B", multiple=True, type=click.Choice(SMALLHOLDER_BOARDS),
               help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}).")
+@click.option("--rules", "specs", metavar="SPEC", multiple=True,
+              help="Check these Smallholder combinations instead of the named rulesets (repeatable): a "
+                   "ruleset name or groups=...,adjacent=...,territory=...,capture=... (keys left out keep "
+                   "the nibbler values).")
 @db_option
 @json_option
 @click.option("--markdown", "markdown", type=click.Path(dir_okay=False, writable=True),
               help="Also write the report as Markdown to this file.")
 @silent_option
-def verify(game: str, boards: tuple[str, ...], db_path: str, as_json: bool, markdown: str | None,
-           silent: bool) -> None:
+def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], db_path: str, as_json: bool,
+           markdown: str | None, silent: bool) -> None:
     """Check the rules' fairness claims against the solved tables.
 
     For each claim: the claim as the rules state it, the verdict (holds, fails or
@@ -43,11 +50,16 @@ def verify(game: str, boards: tuple[str, ...], db_path: str, as_json: bool, mark
     player (Black) wins with perfect play, with the value of each first move up to
     symmetry; and per board the rulesets side by side (legal moves per position,
     optimal game length, share of positions with a capture, positions, draws).
+    With --rules the same claims are checked for the combinations given: each one's
+    first-player claim, and with two or more their comparison.
 
     With --json: a list of {"id", "claim", "verdict", "evidence", "summary"}.
     """
+    if specs and game != "smallholder":
+        raise click.UsageError("--rules chooses Smallholder combinations: use 'tablebase verify smallholder --rules ...'")
+    rules = tuple(rules_of(None, spec) for spec in specs)
     with open_store(db_path, create=True) as store:
-        claims = verify_claims(store, game, progress_printer(silent), boards or SMALLHOLDER_BOARDS)
+        claims = verify_claims(store, game, progress_printer(silent), boards or SMALLHOLDER_BOARDS, rules)
     if markdown:
         Path(markdown).write_text(claims_markdown(claims))
     if as_json:

@@ -15,23 +15,18 @@ rows, same bytes). Every drawn cell and bar carries classes and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Iterable, Mapping, Sequence
-from xml.sax.saxutils import escape, quoteattr
+from typing import Any, Final, Sequence
 
 from tablebase.games.smallholder.options import (
     ADJACENT_OPTIONS, CAPTURE_OPTIONS, GROUPS_OPTIONS, TERRITORY_OPTIONS, Rules, all_rules)
+from tablebase.render.svg import CHAR_WIDTH, MARGIN, MUTED_TEXT, TEXT_COLOUR, _document, _escape as escape, _tag
+from tablebase.render.svg import _text as svg_text
 
 __all__ = ["option_grid_svg", "game_lengths_svg", "atlas_text", "atlas_markdown", "compare_text", "BoardAtlas"]
 
-SVG_NAMESPACE: Final = "http://www.w3.org/2000/svg"
-FONT: Final = "DejaVu Sans, Verdana, Arial, sans-serif"
-MARGIN: Final = 20.0
 TITLE_SIZE: Final = 16.0
 LABEL_SIZE: Final = 11.0
 CELL_TEXT_SIZE: Final = 12.0
-TEXT_COLOUR: Final = "#222222"
-MUTED_TEXT: Final = "#666666"
-CHAR_WIDTH: Final = 0.6
 GRID_LINE: Final = "#ffffff"
 #: Fill ramps, lightest (shortest perfect game) to darkest (longest), per result for Black.
 RAMPS: Final = {"win": ("#c6dbef", "#08306b"), "loss": ("#fdd0a2", "#7f2704")}
@@ -42,29 +37,9 @@ CELL_W: Final = 96.0
 CELL_H: Final = 32.0
 
 
-def _num(value: float) -> str:
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
-def _tag(name: str, attrs: Mapping[str, object], content: str | None = None) -> str:
-    parts = "".join(f" {k}={quoteattr(_num(v) if isinstance(v, float) else str(v))}"
-                    for k, v in attrs.items() if v is not None)
-    return f"<{name}{parts}/>" if content is None else f"<{name}{parts}>{content}</{name}>"
-
-
 def _text(x: float, y: float, text: str, size: float = LABEL_SIZE, anchor: str = "middle",
           fill: str = TEXT_COLOUR, weight: str | None = None, css_class: str | None = None) -> str:
-    return _tag("text", {"class": css_class, "x": x, "y": y, "font-size": size, "text-anchor": anchor,
-                         "fill": fill, "font-weight": weight}, escape(text))
-
-
-def _document(width: float, height: float, css_class: str, title: str, body: Iterable[str]) -> str:
-    head = (f'<svg xmlns="{SVG_NAMESPACE}" class="{css_class}" width="{_num(width)}" height="{_num(height)}" '
-            f'viewBox="0 0 {_num(width)} {_num(height)}" font-family={quoteattr(FONT)}>')
-    background = _tag("rect", {"class": "background", "x": "0", "y": "0", "width": width, "height": height,
-                               "fill": "#ffffff"})
-    return "\n".join([head, _tag("title", {}, escape(title)), background, *body, "</svg>"]) + "\n"
+    return svg_text(x, y, text, size, anchor=anchor, fill=fill, weight=weight, css_class=css_class)
 
 
 def _mix(light: str, dark: str, t: float) -> str:
@@ -262,11 +237,11 @@ def game_lengths_svg(board: str, rows: Sequence[dict[str, Any]]) -> str:
 # -- text and Markdown -------------------------------------------------------------------
 
 
-def start_text(start: dict[str, Any]) -> str:
-    """``B 11`` (Black wins in 11 plies), ``W 12``, or ``draw``."""
+def start_text(start: dict[str, Any], sides: str = "BW") -> str:
+    """``B 11`` (Black, the first of ``sides``, wins in 11 plies), ``W 12``, or ``draw``."""
     if start["value"] == "draw":
         return "draw"
-    return f"{'B' if start['value'] == 'win' else 'W'} {start['remoteness']}"
+    return f"{sides[0] if start['value'] == 'win' else sides[1]} {start['remoteness']}"
 
 
 def first_moves_text(moves: dict[str, int]) -> str:
@@ -278,16 +253,21 @@ def _longest(row: dict[str, Any]) -> str:
     return "endless" if row["longest_game"] is None else str(row["longest_game"])
 
 
-def atlas_text(rows: Sequence[dict[str, Any]]) -> str:
-    """One line per combination: the start for Black, positions, draws, repetition,
-    winning first moves, longest game, capture share, mean moves, then the rules."""
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2%}"
+
+
+def atlas_text(rows: Sequence[dict[str, Any]], sides: str = "BW") -> str:
+    """One line per combination: the start (``B n``: the first of ``sides``, who moves
+    first, wins in n plies), positions, draws, repetition, winning first moves, longest
+    game, capture share ("-": the game has no captures), mean moves, then the rules."""
     lines = [f"{'start':>5} {'positions':>11} {'draws':>9} {'cycles':>6} {'1st wins':>12} {'longest':>7} "
              f"{'capture':>7} {'moves':>5}  rules"]
     for row in rows:
-        rules = row["rules"] + (f" ({row['named']})" if row["named"] else "")
-        lines.append(f"{start_text(row['start']):>5} {row['positions']:>11,} {row['draws']:>9,} "
+        rules = row["rules"] + (f" ({row['named']})" if row["named"] and row["named"] != row["rules"] else "")
+        lines.append(f"{start_text(row['start'], sides):>5} {row['positions']:>11,} {row['draws']:>9,} "
                      f"{'yes' if row['cycles'] else 'no':>6} {first_moves_text(row['winning_first_moves']):>12} "
-                     f"{_longest(row):>7} {row['capture_share']:>7.2%} {row['mean_moves']:>5.2f}  {rules}")
+                     f"{_longest(row):>7} {_share(row['capture_share']):>7} {row['mean_moves']:>5.2f}  {rules}")
     return "\n".join(lines)
 
 

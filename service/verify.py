@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.db.store import TableInfo, TablebaseStore
-from tablebase.games.smallholder import Smallholder
+from tablebase.games.smallholder import Rules, Smallholder
 from tablebase.service import smallholder, sparro
 from tablebase.service.progress import Progress
 from tablebase.service.description import GameDescription
 from tablebase.service.errors import NotSolved, ServiceError, WrongVersion
 from tablebase.service.tables import is_current, table_lookup
 from tablebase.solver.fairness import (
-    SMALLHOLDER_BOARDS, SPARRO_CLAIMS, SPARRO_VARIANTS_NEEDED, Claim, StoredRuleset, smallholder_claims)
+    SMALLHOLDER_BOARDS, SPARRO_CLAIMS, SPARRO_VARIANTS_NEEDED, Claim, StoredRuleset, first_player_claim,
+    rulesets_claim, smallholder_claims)
 from tablebase.solver.probe import Lookup
 from tablebase.solver.tiered import SolvedTier
 
@@ -85,14 +86,28 @@ class StoredSmallholderTables:
 
 
 def verify_claims(store: TablebaseStore, game: str, progress: Progress | None = None,
-                  boards: tuple[str, ...] = SMALLHOLDER_BOARDS) -> list[Claim]:
-    """The claims of ``game`` ("all" for every game); Smallholder claims on ``boards``."""
+                  boards: tuple[str, ...] = SMALLHOLDER_BOARDS, rules: tuple[Rules, ...] = ()) -> list[Claim]:
+    """The claims of ``game`` ("all" for every game); Smallholder claims on ``boards``,
+    for the named rulesets or, given ``rules``, for those combinations (see
+    `custom_claims`)."""
     claims = []
     if game in ("sparro", "all"):
         tables = StoredSparroTables(store, progress)
         claims += [claim(tables) for claim in SPARRO_CLAIMS]
     if game in ("smallholder", "all"):
-        claims += smallholder_claims(StoredSmallholderTables(store, progress), boards)
+        tables = StoredSmallholderTables(store, progress)
+        claims += custom_claims(tables, boards, rules) if rules else smallholder_claims(tables, boards)
+    return claims
+
+
+def custom_claims(tables: StoredSmallholderTables, boards: tuple[str, ...], rules: tuple[Rules, ...]) -> list[Claim]:
+    """The first-player claim of each combination on each board, then, when several are
+    given, the board's comparison of them (as for the named rulesets)."""
+    claims = []
+    for board in boards:
+        claims += [first_player_claim(tables, board, r.name) for r in rules]
+        if len(rules) > 1:
+            claims.append(rulesets_claim(tables, board, tuple(r.name for r in rules)))
     return claims
 
 

@@ -364,8 +364,9 @@ def rulesets_claim(tables: SmallholderTables, board: str, rulesets: tuple[str, .
                   + "; everything else is exact over all "
                   "canonical reachable positions (average_legal_moves: the solved graph's edges per position)")
     evidence = {"board": board, "method": method, "rulesets": rows}
+    kind = "named ruleset" if all(r in RULESETS for r in rulesets) else "ruleset"
     return Claim(f"smallholder-rulesets:{board}",
-                 f"Does the first player (Black) have the advantage whichever named ruleset is played? "
+                 f"Does the first player (Black) have the advantage whichever {kind} is played? "
                  f"(The Smallholder on {board}: {', '.join(rulesets)})", verdict, evidence, summary)
 
 

@@ -1,0 +1,172 @@
+"""`tablebase atlas` and `tablebase compare`: option combinations side by side."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from tablebase.cli.app import atlas, compare, db_option, json_option, progress_printer, silent_option
+from tablebase.render.atlas import (
+    BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
+from tablebase.service.atlas import compare_smallholder, smallholder_atlas, sparro_atlas
+from tablebase.service.files import open_store
+from tablebase.service.smallholder import rules_of
+from tablebase.games.sparro import NAMED_VARIANTS
+
+#: The board `atlas smallholder` uses without --board: its 120 combinations take seconds.
+ATLAS_BOARD = "limping2"
+
+
+def _picture_paths(svg: str, board: str, several: bool) -> tuple[Path, Path]:
+    """The option grid's file and the game lengths' file for ``board``."""
+    path = Path(svg)
+    stem = path.stem + (f"-{board}" if several else "")
+    return path.with_name(stem + path.suffix), path.with_name(stem + "-lengths" + path.suffix)
+
+
+@atlas.command("smallholder", epilog="""\b
+Example:
+    tablebase atlas smallholder
+    tablebase atlas smallholder --board limping2 --json
+    tablebase atlas smallholder --board limping2 --board hex3 --markdown docs/ATLAS.md --svg docs/img/atlas.svg
+    tablebase atlas smallholder --board hex3 --stored-only""")
+@click.option("--board", "boards", metavar="B", multiple=True,
+              help=f"Board, repeatable: limping2 (seconds for all 120) or hex3 (about a minute per "
+                   f"combination) (default {ATLAS_BOARD}).")
+@click.option("--stored-only", is_flag=True,
+              help="Compute nothing: show the stored rows and list the combinations not computed yet.")
+@db_option
+@json_option
+@click.option("--markdown", type=click.Path(dir_okay=False, writable=True),
+              help="Also write the atlas page (all boards, with the pictures of --svg) to this file.")
+@click.option("--svg", metavar="FILE", type=click.Path(dir_okay=False, writable=True),
+              help="Also draw the option grid into FILE and the game lengths into FILE-lengths.svg "
+                   "(with several --board, FILE-BOARD.svg and FILE-BOARD-lengths.svg).")
+@silent_option
+def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, as_json: bool,
+                      markdown: str | None, svg: str | None, silent: bool) -> None:
+    """Every option combination of The Smallholder on a board, side by side.
+
+    Each of the 120 combinations (5 group rules x 4 adjacency rules x 2 territories
+    x 3 captures) is solved strongly and described by exact figures over all its
+    canonical reachable positions (nothing is sampled): who wins the empty board with
+    perfect play and in how many plies, positions, drawn positions, whether play can
+    repeat, Black's winning first moves (up to symmetry and of all), the longest
+    possible game, the share of positions where a capture is legal, and legal moves
+    per position. Each row is stored in the tablebase file as soon as it is computed:
+    a run that is stopped continues with the combinations not stored yet.
+
+    Text output: one line per combination. With --json, one object per line:
+    {"rules", "named", "start": {"value", "remoteness"}, "positions", "draws",
+    "cycles", "winning_first_moves": {"up_to_symmetry", "of_up_to_symmetry", "all",
+    "of_all"}, "longest_game" (null when play can repeat forever), "capture_share",
+    "mean_moves"}; values are for Black, who moves first.
+    """
+    boards = boards or (ATLAS_BOARD,)
+    if len(set(boards)) < len(boards):
+        raise click.UsageError(f"a --board is given twice: {', '.join(boards)}")
+    if as_json and len(boards) > 1:
+        raise click.UsageError("--json prints the rows of one board (the rows do not name it): give one --board")
+    sections = []
+    with open_store(db_path, create=not stored_only) as store:
+        for board in boards:
+            found = smallholder_atlas(store, board, compute=not stored_only, progress=progress_printer(silent))
+            section = BoardAtlas(board, found.rows, [r.spec for r in found.missing])
+            if svg:
+                grid, lengths = _picture_paths(svg, board, len(boards) > 1)
+                grid.write_text(option_grid_svg(board, found.rows), encoding="utf-8")
+                lengths.write_text(game_lengths_svg(board, found.rows), encoding="utf-8")
+                if markdown:
+                    base = Path(markdown).resolve().parent
+                    section = BoardAtlas(board, found.rows, section.missing,
+                                         Path(os.path.relpath(grid.resolve(), base)).as_posix(),
+                                         Path(os.path.relpath(lengths.resolve(), base)).as_posix())
+            sections.append(section)
+            if as_json:
+                for row in found.rows:
+                    click.echo(json.dumps(row))
+            else:
+                if len(boards) > 1:
+                    click.echo(f"{board}:")
+                click.echo(atlas_text(found.rows))
+            if found.missing:
+                click.echo(f"{board}: {len(found.missing)} of {len(found.rows) + len(found.missing)} combinations "
+                           f"not computed yet (run without --stored-only to compute them)", err=True)
+    if markdown:
+        command = "tablebase atlas smallholder " + " ".join(f"--board {b}" for b in boards) \
+            + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "")
+        Path(markdown).write_text(atlas_markdown(sections, command), encoding="utf-8")
+
+
+@atlas.command("sparro", epilog="""\b
+Example:
+    tablebase atlas sparro
+    tablebase atlas sparro --variant standard --variant standard-no-compensation --json""")
+@click.option("--variant", "variants", multiple=True, type=click.Choice(NAMED_VARIANTS),
+              help="Variant, repeatable (default: all four, standard-no-compensation included).")
+@db_option
+@json_option
+@silent_option
+def atlas_sparro(variants: tuple[str, ...], db_path: str, as_json: bool, silent: bool) -> None:
+    """The Sparro variants side by side, with the keys of the Smallholder atlas.
+
+    Exact over every canonical reachable position of each variant's table (solved
+    first when missing: about a minute in all): the start for Red (who moves first),
+    positions, draws (only standard-no-compensation has any), Red's winning first
+    moves, the longest game, legal moves per position. Sparro never repeats a position
+    and has no captures ("cycles" is false, "capture_share" null).
+    """
+    with open_store(db_path, create=True) as store:
+        rows = sparro_atlas(store, variants or NAMED_VARIANTS, progress_printer(silent))
+    if as_json:
+        for row in rows:
+            click.echo(json.dumps(row))
+        return
+    click.echo(atlas_text(rows, sides="RB"))
+
+
+@compare.command("smallholder", epilog="""\b
+Example:
+    tablebase compare smallholder --board limping2 --rules nibbler --rules gaps-original
+    tablebase compare smallholder --board limping2 --rules nibbler --rules capture=groupwise 'B./.W./..../... B'
+    tablebase compare smallholder --board hex3 --rules stymie --rules hull-setbacks --json""")
+@click.argument("position", required=False)
+@click.option("--board", metavar="B", default=ATLAS_BOARD, show_default=True, help="Board: limping2 or hex3.")
+@click.option("--rules", "specs", metavar="SPEC", multiple=True, required=True,
+              help="A combination to compare, at least two: a ruleset name or "
+                   "groups=...,adjacent=...,territory=...,capture=... (keys left out keep the nibbler values).")
+@db_option
+@json_option
+@silent_option
+def compare_smallholder_command(position: str | None, board: str, specs: tuple[str, ...], db_path: str,
+                                as_json: bool, silent: bool) -> None:
+    """Chosen Smallholder combinations side by side, with the moves where they differ.
+
+    Each combination's table is solved into the tablebase file when missing (seconds
+    on limping2, about a minute on hex3). Printed: per combination who wins the empty
+    board and in how many plies, positions, draws, whether play can repeat, legal
+    moves per position; then POSITION (default: the empty board) probed under each,
+    every legal move's value for the player making it ('illegal' where the move is
+    not legal under those rules), the moves whose values differ marked with '*'.
+
+    With --json one object: {"board", "tables": [{"rules", "named", "start",
+    "positions", "draws", "cycles", "mean_moves"}], "position": {"position",
+    "to_move", "rules", "values", "differ", "moves": [{"cell", "name", "values",
+    "differ"}], "differing_moves"}}; "values" map each rules spec to {"value",
+    "remoteness"} (null: not legal).
+    """
+    rules = [rules_of(None, spec) for spec in specs]
+    with open_store(db_path, create=True) as store:
+        result = compare_smallholder(store, board, rules, position, progress_printer(silent))
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    for i, table in enumerate(result["tables"], start=1):
+        named = f" ({table['named']})" if table["named"] else ""
+        click.echo(f"[{i}] {table['rules']}{named}: {start_text(table['start'])}, {table['positions']:,} positions, "
+                   f"{table['draws']:,} draws, {'cycles' if table['cycles'] else 'no cycles'}, "
+                   f"{table['mean_moves']:.2f} moves per position")
+    click.echo(compare_text(result["position"]))

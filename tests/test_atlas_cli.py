@@ -1,0 +1,246 @@
+"""`tablebase atlas`, `tablebase compare`, `tablebase verify --rules` and the Sparro
+no-compensation variant, through CliRunner (and one real process, killed mid-sweep)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tablebase.cli.main import main
+from tablebase.db.atlas import AtlasRows
+from tablebase.db.store import TablebaseStore
+from tablebase.games.base import DRAW
+from tablebase.games.smallholder import RULESETS, all_rules
+from tablebase.games.sparro import Sparro
+from tablebase.games.sparro.rules import NO_COMPENSATION
+from tablebase.service.atlas import smallholder_atlas
+from tablebase.solver.atlas import ROW_KEYS, VERSIONS, atlas_row
+from tablebase.solver.sparro_arrays import SparroArrays
+from tablebase.solver.tiered import solve_variant
+
+BOARD = "limping2"
+
+
+def run(*args: str, stdin: str | None = None):  # noqa: ANN201 (click's Result)
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+@pytest.fixture(scope="module")
+def atlas_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file holding the limping2 atlas (all 120 rows, a few seconds)."""
+    path = tmp_path_factory.mktemp("atlas") / "atlas.sqlite"
+    result = run("atlas", "smallholder", "--board", BOARD, "--db", str(path), "-s")
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_json_rows_have_the_documented_keys_and_match_the_solver(atlas_db: Path) -> None:
+    result = run("atlas", "smallholder", "--board", BOARD, "--db", str(atlas_db), "--json")
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [row["rules"] for row in rows] == [r.spec for r in all_rules()]
+    assert all(list(row) == list(ROW_KEYS) for row in rows)
+    assert {row["named"] for row in rows} == set(RULESETS) | {None}
+    for rules in (RULESETS["stymie"], all_rules()[77]):
+        assert rows[all_rules().index(rules)] == json.loads(json.dumps(atlas_row(BOARD, rules)))
+
+
+def test_text_has_a_line_per_combination(atlas_db: Path) -> None:
+    result = run("atlas", "smallholder", "--db", str(atlas_db))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:3] == ["start", "positions", "draws"]
+    assert len(lines) == 121
+    nibbler = next(line for line in lines if line.endswith("(nibbler)"))
+    assert nibbler.split()[:4] == ["B", "11", "18,428", "0"]
+
+
+def test_markdown_and_pictures(atlas_db: Path, tmp_path: Path) -> None:
+    page, svg = tmp_path / "docs" / "ATLAS.md", tmp_path / "docs" / "img" / "atlas.svg"
+    svg.parent.mkdir(parents=True)
+    result = run("atlas", "smallholder", "--db", str(atlas_db), "--markdown", str(page), "--svg", str(svg), "-s")
+    assert result.exit_code == 0, result.output
+    text = page.read_text()
+    assert "![limping2: option grid](img/atlas.svg)" in text
+    assert "![limping2: game lengths](img/atlas-lengths.svg)" in text
+    assert "Nothing is sampled" in text and "Not computed" not in text
+    assert sum(1 for line in text.splitlines() if line.startswith("| must-") or line.startswith("| priority-")) == 120
+    assert "Black wins the empty board under 44, White under 76 of 120 combinations" in text
+    assert svg.read_text().count('class="combination') == 120
+    assert (svg.parent / "atlas-lengths.svg").read_text().startswith("<svg")
+
+
+def test_stored_only_lists_what_is_missing(tmp_path: Path) -> None:
+    path = tmp_path / "partial.sqlite"
+    with TablebaseStore(path, create=True) as store:
+        first = smallholder_atlas(store, BOARD, combinations=all_rules()[:7])
+        assert first.computed == 7
+    page = tmp_path / "ATLAS.md"
+    result = run("atlas", "smallholder", "--stored-only", "--db", str(path), "--json", "--markdown", str(page))
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["rules"] for line in result.stdout.splitlines()] == [r.spec for r in all_rules()[:7]]
+    assert "limping2: 113 of 120 combinations not computed yet" in result.stderr
+    assert "**Not computed: 113 of 120 combinations**" in page.read_text()
+    with TablebaseStore(path) as store:
+        rest = smallholder_atlas(store, BOARD)
+    assert (rest.computed, len(rest.rows), rest.missing) == (113, 120, [])
+
+
+def _stored_rows(path: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:
+            return conn.execute("SELECT count(*) FROM atlas_rows").fetchone()[0]
+    except sqlite3.Error:  # the table is not there yet
+        return 0
+
+
+def test_a_killed_sweep_continues_with_the_combinations_not_stored(tmp_path: Path) -> None:
+    path = tmp_path / "killed.sqlite"
+    code = "import sys; from tablebase.cli.main import main; sys.exit(main())"
+    process = subprocess.Popen([sys.executable, "-c", code, "atlas", "smallholder", "--board", BOARD, "--db",
+                                str(path), "-s"], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while _stored_rows(path) < 3 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    stored = _stored_rows(path)
+    assert 3 <= stored < 120, "the sweep finished before it could be killed"
+    with TablebaseStore(path) as store:
+        before = {r.rules: r.computed for r in AtlasRows(store).all("smallholder", BOARD, VERSIONS)}
+        resumed = smallholder_atlas(store, BOARD)
+        after = {r.rules: r.computed for r in AtlasRows(store).all("smallholder", BOARD, VERSIONS)}
+    assert resumed.computed == 120 - stored
+    assert all(after[spec] == when for spec, when in before.items())  # stored rows were not recomputed
+    assert [row["rules"] for row in resumed.rows] == [r.spec for r in all_rules()]
+
+
+def test_bad_requests_are_one_line_errors(atlas_db: Path) -> None:
+    result = run("atlas", "smallholder", "--board", "hex4", "--db", str(atlas_db))
+    assert result.exit_code == 1
+    assert result.stderr == "Error: hex4 has 37 cells; the atlas solves boards of up to 31 cells (limping2, hex3): 'hex4'\n"
+    result = run("atlas", "smallholder", "--board", "hex9", "--db", str(atlas_db))
+    assert result.exit_code == 1 and result.stderr.startswith("Error: unknown board")
+    result = run("atlas", "smallholder", "--board", BOARD, "--board", "hex3", "--json", "--db", str(atlas_db))
+    assert result.exit_code == 2 and "--json prints the rows of one board" in result.stderr
+    result = run("atlas", "smallholder", "--stored-only", "--db", str(atlas_db.parent / "none.sqlite"))
+    assert result.exit_code == 1 and "no tablebase at" in result.stderr
+
+
+# -- compare --------------------------------------------------------------------------------
+
+
+def test_compare_lists_the_moves_whose_values_differ(atlas_db: Path) -> None:
+    specs = ["nibbler", "gaps-original", "capture=groupwise"]
+    result = run("compare", "smallholder", "--db", str(atlas_db), *[a for s in specs for a in ("--rules", s)],
+                 "--json", "-s")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert [t["rules"] for t in answer["tables"]] == [RULESETS["nibbler"].spec, RULESETS["gaps-original"].spec,
+                                                      "groups=must-create-if-one-live,adjacent=smallest-playable,"
+                                                      "territory=gap,capture=groupwise"]
+    # each combination probed on its own: the compared values are exactly those
+    probes = []
+    for spec in specs:
+        probed = run("probe", "smallholder", "--board", BOARD, "--rules", spec, "--db", str(atlas_db), "--json")
+        assert probed.exit_code == 0, probed.output
+        probes.append({m["name"]: (m["value"], m["remoteness"]) for m in json.loads(probed.stdout)["moves"]})
+    for move in answer["position"]["moves"]:
+        values = [tuple(v.values()) for v in move["values"].values()]
+        assert values == [p[move["name"]] for p in probes]
+        assert move["differ"] == (len(set(values)) > 1)
+    assert answer["position"]["differing_moves"] == ["b1", "b3", "d2"]
+    text = run("compare", "smallholder", "--db", str(atlas_db), *[a for s in specs for a in ("--rules", s)])
+    assert text.exit_code == 0
+    assert text.stdout.splitlines()[-1] == "3 of 12 moves differ (marked *): b1 b3 d2"
+
+
+def test_compare_a_position_and_bad_requests(atlas_db: Path) -> None:
+    result = run("compare", "smallholder", "B./.W./..../... B", "--rules", "nibbler", "--rules", "stymie",
+                 "--db", str(atlas_db), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["position"]["position"] == "B./.W./..../... B"
+    one = run("compare", "smallholder", "--rules", "nibbler", "--db", str(atlas_db))
+    assert one.exit_code == 1 and "at least two" in one.stderr
+    twice = run("compare", "smallholder", "--rules", "nibbler", "--rules", "groups=must-create-if-one-live",
+                "--db", str(atlas_db))
+    assert twice.exit_code == 1 and "given twice" in twice.stderr
+    bad = run("compare", "smallholder", "--rules", "nibbler", "--rules", "capture=never", "--db", str(atlas_db))
+    assert bad.exit_code == 1 and bad.stderr.startswith("Error: unknown capture option 'never'")
+
+
+# -- verify --rules ---------------------------------------------------------------------------
+
+
+def test_verify_custom_rules(atlas_db: Path) -> None:
+    spec = "groups=priority-create,adjacent=smallest-only,territory=hull,capture=groupwise"
+    result = run("verify", "smallholder", "--board", BOARD, "--rules", spec, "--rules", "nibbler",
+                 "--db", str(atlas_db), "--json", "-s")
+    assert result.exit_code == 0, result.output
+    claims = json.loads(result.stdout)
+    assert [c["id"] for c in claims] == [f"smallholder-first-player:{spec}:{BOARD}",
+                                         f"smallholder-first-player:nibbler:{BOARD}", f"smallholder-rulesets:{BOARD}"]
+    row = atlas_row(BOARD, all_rules()[[r.spec for r in all_rules()].index(spec)])
+    first = claims[0]
+    assert first["evidence"]["start"]["value"] == row["start"]["value"]
+    assert first["evidence"]["start"]["remoteness"] == row["start"]["remoteness"]
+    assert first["verdict"] == {"win": "holds", "loss": "fails", "draw": "partly"}[row["start"]["value"]]
+    assert first["evidence"]["first_moves_winning_for_black"] == row["winning_first_moves"]["all"]
+    assert [r["ruleset"] for r in claims[2]["evidence"]["rulesets"]] == [spec, "nibbler"]
+    result = run("verify", "sparro", "--rules", spec, "--db", str(atlas_db))
+    assert result.exit_code == 2 and "--rules chooses Smallholder combinations" in result.stderr
+
+
+# -- Sparro: the no-compensation variant --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sparro_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sparro") / "nc.sqlite"
+    for variant in ("standard", NO_COMPENSATION):
+        result = run("solve", "sparro", "--variant", variant, "--db", str(path), "-s")
+        assert result.exit_code == 0, result.output
+    return path
+
+
+def test_no_compensation_is_solved_and_probed_like_the_others(sparro_db: Path) -> None:
+    # a position one marble short of a full board, whose last move makes no line
+    tiers: dict[int, object] = {}
+    solve_variant(SparroArrays(NO_COMPENSATION), {}, lambda tier, seconds: tiers.__setitem__(tier.tier, tier))
+    last = tiers[23]
+    drawn = int(last.keys[np.flatnonzero(last.values == DRAW)[0]])  # type: ignore[attr-defined]
+    game = Sparro(NO_COMPENSATION)
+    text = game.format(game.from_key(drawn))
+    result = run("probe", "sparro", text, "--variant", NO_COMPENSATION, "--db", str(sparro_db), "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert (answer["value"], answer["remoteness"]) == ("draw", None)
+    assert [m["value"] for m in answer["moves"]] == ["draw"]
+    standard = json.loads(run("probe", "sparro", text, "--variant", "standard", "--db", str(sparro_db),
+                              "--json").stdout)
+    assert standard["value"] == "win" and standard["to_move"] == "B"  # the compensation decides it for Black
+    listed = run("solve", "sparro", "--help")
+    assert NO_COMPENSATION in listed.stdout
+
+
+def test_atlas_sparro_rows(sparro_db: Path) -> None:
+    result = run("atlas", "sparro", "--variant", "standard", "--variant", NO_COMPENSATION, "--db", str(sparro_db),
+                 "--json", "-s")
+    assert result.exit_code == 0, result.output
+    standard, without = [json.loads(line) for line in result.stdout.splitlines()]
+    assert list(standard) == list(ROW_KEYS)
+    assert (standard["rules"], without["rules"]) == ("standard", NO_COMPENSATION)
+    assert standard["draws"] == 0 and without["draws"] > 0
+    assert standard["start"] == without["start"] == {"value": "win", "remoteness": 21}
+    assert standard["capture_share"] is None and standard["cycles"] is False
+    text = run("atlas", "sparro", "--variant", NO_COMPENSATION, "--db", str(sparro_db), "-s")
+    assert text.stdout.splitlines()[1].split()[:2] == ["R", "21"]

@@ -15,7 +15,7 @@ rows, same bytes). Every drawn cell and bar carries classes and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Sequence
+from typing import Any, Final, Iterable, Sequence
 
 from tablebase.games.smallholder.options import (
     ADJACENT_OPTIONS, CAPTURE_OPTIONS, GROUPS_OPTIONS, TERRITORY_OPTIONS, Rules, all_rules)

@@ -95,8 +95,8 @@ def verify_claims(store: TablebaseStore, game: str, progress: Progress | None = 
         tables = StoredSparroTables(store, progress)
         claims += [claim(tables) for claim in SPARRO_CLAIMS]
     if game in ("smallholder", "all"):
-        tables = StoredSmallholderTables(store, progress)
-        claims += custom_claims(tables, boards, rules) if rules else smallholder_claims(tables, boards)
+        stored = StoredSmallholderTables(store, progress)
+        claims += custom_claims(stored, boards, rules) if rules else smallholder_claims(stored, boards)
     return claims
 
 

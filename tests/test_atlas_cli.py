@@ -244,3 +244,14 @@ def test_atlas_sparro_rows(sparro_db: Path) -> None:
     assert standard["capture_share"] is None and standard["cycles"] is False
     text = run("atlas", "sparro", "--variant", NO_COMPENSATION, "--db", str(sparro_db), "-s")
     assert text.stdout.splitlines()[1].split()[:2] == ["R", "21"]
+
+
+def test_a_damaged_stored_row_is_an_error_not_a_figure(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.sqlite"
+    with TablebaseStore(path, create=True) as store:
+        smallholder_atlas(store, BOARD, combinations=all_rules()[:2])
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE atlas_rows SET row = replace(row, '\"draws\": 0', '\"draws\": 1') WHERE rowid = 1")
+    result = run("atlas", "smallholder", "--stored-only", "--db", str(path), "--json")
+    assert result.exit_code == 1
+    assert "is damaged (it does not match its checksum)" in result.stderr

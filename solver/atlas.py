@@ -1,8 +1,8 @@
 """The rules atlas: every Smallholder option combination on one board, side by side.
 
 `atlas_row` solves one combination strongly (the breadth-first enumeration and the
-counting retrograde of `solver/smallholder_solve.py`) and derives its row from the
-solved move graph while it is still in memory. Every figure is exact, over all
+retrograde of `solver/smallholder_solve.py`) and derives its row from the solved
+forward move graph while it is still in memory. Every figure is exact, over all
 canonical positions reachable from the empty board (one per symmetry class, side to
 move kept); nothing is sampled:
 
@@ -40,10 +40,9 @@ import numpy as np
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder.board import Board, get_board
 from tablebase.games.smallholder.options import RULESETS, Rules
-from tablebase.solver.graph import longest_lines, solve_reversed
 from tablebase.solver.probe import VALUE_NAMES, Outcome, ProbeResult
-from tablebase.solver.smallholder_arrays import SmallholderArrays
-from tablebase.solver.smallholder_solve import RULES_VERSION, SOLVER_VERSION, enumerate_graph, stone_counts
+from tablebase.solver.smallholder_solve import (
+    RULES_VERSION, SOLVER_VERSION, enumerate_graph, retrograde, stone_counts)
 from tablebase.solver.sparro_arrays import SparroArrays, canonical as sparro_canonical
 from tablebase.solver.tiered import TIERS, SolvedTier
 
@@ -54,6 +53,9 @@ VERSIONS = f"{RULES_VERSION}/{SOLVER_VERSION}/{ATLAS_VERSION}"
 #: The keys of a row, in order (the JSON contract of `tablebase atlas smallholder --json`).
 ROW_KEYS = ("rules", "named", "start", "positions", "draws", "cycles", "winning_first_moves", "longest_game",
             "capture_share", "mean_moves")
+#: The state of a drawn position (`solver/smallholder_kernels.py`, not imported here:
+#: it loads numba, which only solving needs).
+UNDECIDED = -1
 #: Moves examined at once for captures, to bound the temporary arrays.
 EDGE_SLICE = 1 << 24
 
@@ -63,52 +65,59 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass(frozen=True)
 class AtlasGraph:
-    """A solved combination with its reversed move graph (see `enumerate_graph`)."""
+    """A solved combination with its forward move graph, by position id (see
+    `solver.smallholder_solve.ForwardGraph`)."""
 
-    keys: np.ndarray  # sorted canonical keys; index 0 is the empty board (key 0)
-    rev_offsets: np.ndarray
-    rev_parents: np.ndarray
-    values: np.ndarray  # WIN/LOSS/DRAW for the side to move
-    remoteness: np.ndarray  # -1 for a draw
-    cells: int
+    root: int  # the id of the empty board
+    stones: np.ndarray  # int8 by id: stones on the board
+    offsets: np.ndarray  # CSR by id: the moves of v lead to children[offsets[v]:offsets[v + 1]]
+    children: np.ndarray
+    state: np.ndarray  # int16 by id: remoteness << 1 | won, UNDECIDED for a draw
 
 
 def solve_graph_of(board: Board | str, rules: Rules, progress: Progress | None = None) -> AtlasGraph:
     """Enumerate and solve every canonical position reachable from the empty board."""
-    arrays = SmallholderArrays(board, rules)
-    keys, rev_offsets, rev_parents, _ = enumerate_graph(arrays, progress)
-    if progress:
-        progress("solve", 0, len(keys))
-    solution = solve_reversed(rev_offsets, rev_parents)
-    return AtlasGraph(keys, rev_offsets, rev_parents, solution.values, solution.remoteness, arrays.cells)
+    board = board if isinstance(board, Board) else get_board(board)
+    entries, id_bits, offsets, children, _ = enumerate_graph(board, rules, progress)
+    state = retrograde(offsets, children, board.name, progress)
+    ids = (entries & np.uint64((1 << id_bits) - 1)).astype(np.intp)
+    stones = np.empty(len(ids), dtype=np.int8)
+    stones[ids] = stone_counts(entries >> np.uint64(id_bits), board.size)
+    # the empty board has key 0, the smallest: the first entry
+    return AtlasGraph(int(ids[0]), stones, offsets, children, state)
 
 
-def edge_children(rev_offsets: np.ndarray, start: int, stop: int) -> np.ndarray:
-    """The child (the row of the reversed graph) of each entry ``start:stop`` of ``rev_parents``."""
-    return (np.searchsorted(rev_offsets, np.arange(start, stop, dtype=np.int64), side="right") - 1).astype(np.int32)
+def _lost(state: np.ndarray) -> np.ndarray:
+    return (state != UNDECIDED) & ((state & 1) == 0)
 
 
 def capture_positions(graph: AtlasGraph) -> int:
     """How many positions have a legal move that captures (exact)."""
-    stones = stone_counts(graph.keys, graph.cells).astype(np.int8)
-    captures = np.zeros(len(graph.keys), dtype=bool)
-    for start in range(0, len(graph.rev_parents), EDGE_SLICE):
-        stop = min(start + EDGE_SLICE, len(graph.rev_parents))
-        parents = graph.rev_parents[start:stop]
-        children = edge_children(graph.rev_offsets, start, stop)
-        captures[parents[stones[children] <= stones[parents]]] = True
+    degrees = np.diff(graph.offsets)
+    captures = np.zeros(len(degrees), dtype=bool)
+    parents = np.arange(len(degrees), dtype=np.int32)
+    # whole positions at a time, about EDGE_SLICE moves per slice
+    positions = len(degrees)
+    bounds = np.minimum(np.append(np.searchsorted(graph.offsets, np.arange(0, int(graph.offsets[-1]), EDGE_SLICE)),
+                                  positions), positions)
+    for first, last in zip(bounds[:-1], bounds[1:]):
+        if first >= last:
+            continue
+        edges = slice(int(graph.offsets[first]), int(graph.offsets[last]))
+        parent = np.repeat(parents[first:last], degrees[first:last])
+        capture = graph.stones[graph.children[edges]] <= graph.stones[parent]
+        captures[parent[capture]] = True
     return int(np.count_nonzero(captures))
 
 
 def first_moves(graph: AtlasGraph) -> dict[str, int]:
     """Black's winning first moves, up to symmetry and of all (one edge per legal move:
     symmetric first moves are edges to one canonical child)."""
-    entries = np.flatnonzero(graph.rev_parents == 0)  # the empty board is index 0
-    children = (np.searchsorted(graph.rev_offsets, entries, side="right") - 1)
+    children = graph.children[graph.offsets[graph.root]:graph.offsets[graph.root + 1]]
     # a first move wins for Black when the position after it is lost for White
-    wins = graph.values[children] == LOSS
+    wins = _lost(graph.state[children])
     classes = np.unique(children)
-    return {"up_to_symmetry": int(np.count_nonzero(graph.values[classes] == LOSS)),
+    return {"up_to_symmetry": int(np.count_nonzero(_lost(graph.state[classes]))),
             "of_up_to_symmetry": len(classes),
             "all": int(np.count_nonzero(wins)),
             "of_all": len(children)}
@@ -117,22 +126,25 @@ def first_moves(graph: AtlasGraph) -> dict[str, int]:
 def atlas_row(board: Board | str, rules: Rules, progress: Progress | None = None) -> dict[str, Any]:
     """The atlas row of one combination on one board (keys `ROW_KEYS`; see the module doc)."""
     graph = solve_graph_of(board, rules, progress)
+    positions = len(graph.state)
     if progress:
-        progress("lines", 0, len(graph.keys))
-    longest = longest_lines(graph.rev_offsets, graph.rev_parents)
-    value = int(graph.values[0])
-    positions = len(graph.keys)
+        progress("lines", 0, positions)
+    from tablebase.solver.smallholder_kernels import longest_lines_forward
+
+    longest = longest_lines_forward(graph.offsets, graph.children)
+    start = int(graph.state[graph.root])
+    value = DRAW if start == UNDECIDED else WIN if start & 1 else LOSS
     row = {
         "rules": rules.spec,
         "named": rules.name if rules.name in RULESETS else None,
-        "start": {"value": VALUE_NAMES[value], "remoteness": None if value == DRAW else int(graph.remoteness[0])},
+        "start": {"value": VALUE_NAMES[value], "remoteness": None if value == DRAW else start >> 1},
         "positions": positions,
-        "draws": int(np.count_nonzero(graph.values == DRAW)),
+        "draws": int(np.count_nonzero(graph.state == UNDECIDED)),
         "cycles": bool(np.any(longest < 0)),  # every position is reachable from the start
         "winning_first_moves": first_moves(graph),
-        "longest_game": None if longest[0] < 0 else int(longest[0]),
+        "longest_game": None if longest[graph.root] < 0 else int(longest[graph.root]),
         "capture_share": capture_positions(graph) / positions,
-        "mean_moves": len(graph.rev_parents) / positions,
+        "mean_moves": len(graph.children) / positions,
     }
     assert tuple(row) == ROW_KEYS
     return row

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from tablebase.games.base import DRAW, LOSS, WIN
 
@@ -215,57 +214,3 @@ def longest_lines(rev_offsets: np.ndarray, rev_parents: np.ndarray) -> np.ndarra
         level += 1
     return longest
 
-
-#: `longest_lines_forward` marks: not visited yet, on the walk's current path.
-_UNSEEN = -2
-_ON_PATH = -3
-
-
-@njit(cache=True)
-def longest_lines_forward(offsets: np.ndarray, children: np.ndarray) -> np.ndarray:  # pragma: no cover (compiled)
-    """`longest_lines` on the forward graph in CSR form (the moves of ``v`` lead to
-    ``children[offsets[v]:offsets[v + 1]]``), by one iterative depth-first walk.
-
-    A move to a position on the current path closes a cycle, so every position on the
-    path from there reaches it (-1); a finished position's longest line is one more than
-    its children's longest, -1 if any child's is.
-    """
-    n = len(offsets) - 1
-    longest = np.full(n, _UNSEEN, dtype=np.int32)
-    best = np.zeros(n, dtype=np.int32)
-    stack = np.empty(n, dtype=np.int32)
-    next_edge = np.empty(n, dtype=np.int64)
-    for root in range(n):
-        if longest[root] != _UNSEEN:
-            continue
-        top = 0
-        stack[0] = root
-        next_edge[0] = offsets[root]
-        longest[root] = _ON_PATH
-        while top >= 0:
-            v = stack[top]
-            i = next_edge[top]
-            if i < offsets[v + 1]:
-                next_edge[top] = i + 1
-                c = children[i]
-                line = longest[c]
-                if line == _UNSEEN:
-                    longest[c] = _ON_PATH
-                    best[c] = 0
-                    top += 1
-                    stack[top] = c
-                    next_edge[top] = offsets[c]
-                elif line == _ON_PATH or line == -1:
-                    best[v] = -1
-                elif best[v] >= 0 and line + 1 > best[v]:
-                    best[v] = line + 1
-            else:
-                longest[v] = best[v]
-                top -= 1
-                if top >= 0:
-                    p = stack[top]
-                    if best[v] < 0:
-                        best[p] = -1
-                    elif best[p] >= 0 and best[v] + 1 > best[p]:
-                        best[p] = best[v] + 1
-    return longest

@@ -144,24 +144,14 @@ def solve_ruleset(board: Board | str, rules: Rules | str, progress: Progress | N
                   roots: np.ndarray | None = None) -> SolvedRuleset:
     """Exact value and remoteness of every canonical position reachable from the empty
     board, or from the ``roots`` keys (see the module doc)."""
-    from tablebase.solver.smallholder_kernels import UNDECIDED, reaches_cycle, retrograde_level
+    from tablebase.solver.smallholder_kernels import UNDECIDED, reaches_cycle
 
     board = board if isinstance(board, Board) else get_board(board)
     rules = rules if isinstance(rules, Rules) else parse_rules(rules)
     started = time.perf_counter()
     entries, id_bits, offsets, children, plies = enumerate_graph(board, rules, progress, roots)
     enumerated = time.perf_counter()
-    count = len(entries)
-    if progress:
-        progress("solve", 0, count)
-    state = np.full(count, UNDECIDED, dtype=np.int16)
-    level = 0
-    while retrograde_level(offsets, children, state, level):
-        level += 1
-        if level > REMOTENESS_MASK:
-            raise ValueError(f"remoteness beyond {REMOTENESS_MASK} on {board.name}: the payload cannot hold it")
-        if progress:
-            progress("solve", level, count)
+    state = retrograde(offsets, children, board.name, progress)
     solved = time.perf_counter()
     cyclic = int(np.count_nonzero(reaches_cycle(offsets, children)))
     moves = len(children)
@@ -175,6 +165,26 @@ def solve_ruleset(board: Board | str, rules: Rules | str, progress: Progress | N
     seconds = {"enumerate": enumerated - started, "retrograde": solved - enumerated,
                "cycles": time.perf_counter() - solved}
     return SolvedRuleset(entries, values, remoteness, moves, plies, cyclic, seconds)
+
+
+def retrograde(offsets: np.ndarray, children: np.ndarray, board_name: str, progress: Progress | None = None
+               ) -> np.ndarray:
+    """The state of every position of a forward graph (by id; see
+    `solver/smallholder_kernels.py`): ``remoteness << 1 | won``, UNDECIDED for a draw."""
+    from tablebase.solver.smallholder_kernels import UNDECIDED, retrograde_level
+
+    count = len(offsets) - 1
+    if progress:
+        progress("solve", 0, count)
+    state = np.full(count, UNDECIDED, dtype=np.int16)
+    level = 0
+    while retrograde_level(offsets, children, state, level):
+        level += 1
+        if level > REMOTENESS_MASK:
+            raise ValueError(f"remoteness beyond {REMOTENESS_MASK} on {board_name}: the payload cannot hold it")
+        if progress:
+            progress("solve", level, count)
+    return state
 
 
 # -- payload ---------------------------------------------------------------------------

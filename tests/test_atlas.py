@@ -28,7 +28,8 @@ from tablebase.solver.atlas import (
 from tablebase.solver.probe import Outcome, probe
 from tablebase.solver.sparro_arrays import SparroArrays
 from tablebase.solver.tiered import SolvedTier, solve_variant
-from tablebase.solver.graph import longest_lines, longest_lines_forward, reverse_edges
+from tablebase.solver.graph import longest_lines, reverse_edges
+from tablebase.solver.smallholder_kernels import UNDECIDED, longest_lines_forward
 from tablebase.solver.smallholder_solve import solve_ruleset
 
 BOARD = "limping2"
@@ -341,3 +342,9 @@ def test_game_lengths_bars_count_every_row() -> None:
         key = (str(row["start"]["remoteness"]), row["start"]["value"])
         expected[key] = expected.get(key, 0) + 1
     assert counted == expected
+
+
+def test_the_drawn_state_is_the_solver_kernels() -> None:
+    from tablebase.solver import atlas
+
+    assert atlas.UNDECIDED == UNDECIDED

@@ -1,0 +1,88 @@
+"""Exact-search benchmark: positions from random full-length games, bucketed by empty cells.
+
+Run:  python bench/bench_smallholder_search.py [--board hex4] [--rules nibbler]
+      [--buckets 16,20,24] [--count 30] [--seconds 60] [--seed 1]
+For each bucket, ``count`` random games are played from the start (uniform random legal
+moves) and the first position with that many empty cells is taken (a game that ends
+sooner is replaced by another); each position gets a full analysis (value, remoteness,
+every move) with a fresh transposition table and a wall-clock budget of ``--seconds``.
+One JSON object per position and a summary per bucket, one per line. ``start`` as a
+bucket means the empty board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import time
+
+from tablebase.games.smallholder import Smallholder
+from tablebase.solver.smallholder_exact import Budget, ExactSearch
+
+
+def empty_cells(game: Smallholder, pos) -> int:
+    return (game.board.full & ~(pos.black | pos.white)).bit_count()
+
+
+def bucket_positions(game: Smallholder, empty: int | None, count: int, rng: random.Random) -> list:
+    """``count`` positions with ``empty`` empty cells from random games (None: the start)."""
+    if empty is None:
+        return [game.start()] * min(count, 1)
+    found = []
+    while len(found) < count:
+        pos = game.start()
+        while True:
+            if empty_cells(game, pos) == empty and game.legal_moves(pos):
+                found.append(pos)
+                break
+            moves = game.legal_moves(pos)
+            if not moves:
+                break  # ended before reaching the bucket: play another game
+            pos = game.play(pos, rng.choice(moves))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--board", default="hex4")
+    parser.add_argument("--rules", default="nibbler")
+    parser.add_argument("--buckets", default="16,20,24")
+    parser.add_argument("--count", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--table-mb", type=int, default=512)
+    parser.add_argument("--quiet", action="store_true", help="summaries only")
+    args = parser.parse_args()
+    game = Smallholder(args.board, args.rules)
+    ExactSearch(game, table_bytes=1 << 20).solve(game.start(), Budget(nodes=1))  # compile / load cache
+    print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "load": os.getloadavg(),
+                      "board": args.board, "rules": args.rules, "seconds_budget": args.seconds,
+                      "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}), flush=True)
+    for token in args.buckets.split(","):
+        empty = None if token == "start" else int(token)
+        rng = random.Random(f"{args.seed}-{token}")
+        times, nodes, exact = [], [], 0
+        for pos in bucket_positions(game, empty, args.count, rng):
+            search = ExactSearch(game, table_bytes=args.table_mb << 20)
+            result = search.analyse(pos, Budget(seconds=args.seconds))
+            times.append(result.seconds)
+            nodes.append(result.nodes)
+            exact += result.exact
+            if not args.quiet:
+                print(json.dumps({"bucket": token, "position": result.position, "exact": result.exact,
+                                  "value": result.outcome and result.outcome.name,
+                                  "remoteness": result.outcome and result.outcome.remoteness,
+                                  "seconds": round(result.seconds, 3), "nodes": result.nodes}), flush=True)
+        times.sort()
+        print(json.dumps({"bucket": token, "positions": len(times), "exact": exact,
+                          "median_s": round(statistics.median(times), 3),
+                          "p90_s": round(times[int(0.9 * (len(times) - 1))], 3), "max_s": round(times[-1], 3),
+                          "median_nodes": int(statistics.median(nodes)), "load": os.getloadavg()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+"""Exact Smallholder results for positions no table holds: a pruning search.
+
+`ExactSearch(game).analyse(pos, budget)` gives the value of ``pos`` for the side to move,
+its exact remoteness in the tables' convention (the winner hurries, the loser holds
+out) and the value and remoteness of every legal move, or "unknown" when a budget runs
+out. The work is MTD(f): a sequence of null-window alpha-beta searches on
+remoteness-encoded scores (`solver/smallholder_exact_kernel.py`, compiled with numba),
+sharing a transposition table of bounds keyed by canonical position.
+
+Exact on cyclic graphs: a repetition of the current line scores as a draw, and only
+results that relied on no repetition above them are kept, so the table holds true
+bounds of positions, never path-dependent ones. docs/solver.md gives the argument that
+the root's score in this game-with-repetition-draws is the position's true value and
+remoteness, draws included.
+
+Budgets: ``seconds`` is wall-clock (checked every few thousand positions, so the answer
+comes within milliseconds of it), ``nodes`` counts positions searched, and the table's
+size is fixed at construction (``table_bytes``); a full table replaces its least
+valuable entries and never grows.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.games.smallholder import Board, Position, Smallholder
+from tablebase.games.smallholder.options import ADJACENT_OPTIONS, CAPTURE_OPTIONS, GROUPS_OPTIONS
+from tablebase.games.smallholder.position import BLACK, WHITE
+from tablebase.solver import smallholder_exact_kernel as kernel
+from tablebase.solver.probe import MoveOutcome, Outcome, ProbeResult, probe_many
+
+#: Default size limit of the in-memory transposition table.
+DEFAULT_TABLE_BYTES = 1 << 30
+#: Bytes per table entry (two keys, two bounds, a move, a work estimate).
+ENTRY_BYTES = 8 + 8 + 2 + 2 + 1 + 1
+#: Largest board the search handles (one colour's stones in a 64-bit word, a spare bit).
+MAX_CELLS = 62
+
+#: progress(nodes, depth, line): called about once a second on long searches.
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits of one analysis; None means no limit."""
+
+    seconds: float | None = None
+    nodes: int | None = None
+
+
+@dataclass
+class Analysis:
+    """The answer of `ExactSearch.analyse`: ``outcome`` None means unknown."""
+
+    position: str
+    to_move: str
+    outcome: Outcome | None
+    moves: list[MoveOutcome] | None
+    nodes: int
+    seconds: float
+    #: how many of the moves were settled before a budget ran out
+    settled: int = 0
+    line: list[str] = field(default_factory=list)
+
+    @property
+    def exact(self) -> bool:
+        return self.outcome is not None and self.moves is not None
+
+    def as_json(self) -> dict:
+        return {
+            "position": self.position,
+            "to_move": self.to_move,
+            "value": None if self.outcome is None else self.outcome.name,
+            "remoteness": None if self.outcome is None else self.outcome.remoteness,
+            "moves": None if self.moves is None else [
+                {"cell": m.cell, "name": m.name, "value": m.outcome.name, "remoteness": m.outcome.remoteness}
+                for m in self.moves],
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def outcome_of_score(score: int) -> Outcome:
+    if score > 0:
+        return Outcome(WIN, kernel.WIN_SCORE - score)
+    if score < 0:
+        return Outcome(LOSS, kernel.WIN_SCORE + score)
+    return Outcome(DRAW, None)
+
+
+def score_of_outcome(outcome: Outcome) -> int:
+    if outcome.value == WIN:
+        return kernel.WIN_SCORE - (outcome.remoteness or 0)
+    if outcome.value == LOSS:
+        return -(kernel.WIN_SCORE - (outcome.remoteness or 0))
+    return 0
+
+
+@functools.cache
+def _tables(board: Board, territory: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(neighbour masks, opposite rays [d][cell], sight pairs, symmetry chunk tables)."""
+    n = board.size
+    nb = np.array(board.neighbour_mask, dtype=np.uint64)
+    orays = np.array([board.rays[(d + 3) % 6] for d in range(6)], dtype=np.uint64)
+    if territory == "gap":
+        pairs = [(0, 3), (1, 4), (2, 5)]
+    else:
+        pairs = [(d, (d + 2) % 6) for d in range(6)]
+    chunks = -(-n // 10)
+    symtab = np.zeros((len(board.symmetries), chunks, 1024), dtype=np.uint64)
+    for s, perm in enumerate(board.symmetries):
+        for j in range(chunks):
+            images = [1 << perm[i] if i < n else 0 for i in range(10 * j, 10 * j + 10)]
+            table = [0] * 1024
+            for value in range(1, 1024):
+                low = value & -value
+                table[value] = table[value ^ low] | images[low.bit_length() - 1]
+            symtab[s, j] = table
+    return nb, orays, np.array(pairs, dtype=np.int64), symtab
+
+
+class ExactSearch:
+    """The exact search for one ruleset and board; its transposition table lives as long
+    as the object, so later analyses reuse what earlier ones proved."""
+
+    def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES) -> None:
+        if game.board.size > MAX_CELLS:
+            raise ValueError(f"the exact search handles boards up to {MAX_CELLS} cells, "
+                             f"not {game.board.name} ({game.board.size})")
+        self.game = game
+        n = game.board.size
+        self.full = np.uint64((1 << n) - 1)
+        nb, orays, pairs, symtab = _tables(game.board, game.rules.territory)
+        rules = np.array([GROUPS_OPTIONS.index(game.rules.groups), ADJACENT_OPTIONS.index(game.rules.adjacent),
+                          CAPTURE_OPTIONS.index(game.rules.capture)], dtype=np.int64)
+        entries = 1 << max(10, (max(table_bytes, 1024 * ENTRY_BYTES) // ENTRY_BYTES).bit_length() - 1)
+        self.table_entries = entries
+        self.tt = (np.zeros(entries, np.uint64), np.zeros(entries, np.uint64), np.zeros(entries, np.int16),
+                   np.zeros(entries, np.int16), np.zeros(entries, np.int8), np.zeros(entries, np.int8))
+        g = 64
+        work = (np.zeros(g, np.uint64), np.zeros((g, 6), np.uint64), np.zeros(g, np.uint64), np.zeros(g, np.uint64),
+                np.zeros(g, np.uint64), np.zeros((g, 6), np.uint64), np.zeros(g, np.uint64), np.zeros(g, np.uint64))
+        p, m = kernel.MAX_PLY, kernel.MAX_MOVES
+        self.state = np.zeros(5, np.int64)
+        self.deadline = np.zeros(1, np.float64)
+        self.ctx = (self.full, nb, orays, pairs, rules, symtab, *self.tt,
+                    np.zeros(p, np.uint64), np.zeros(p, np.uint64), work,
+                    np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
+                    np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
+                    self.state, self.deadline)
+        self.symtab = symtab
+
+    # -- keys ------------------------------------------------------------------------
+
+    def canonical_pair(self, pos: Position) -> tuple[int, int]:
+        m, w = kernel.canonical(np.uint64(pos.mover), np.uint64(pos.waiter), self.symtab)
+        return int(m), int(w)
+
+    def pair_of_key(self, key: int) -> tuple[int, int]:
+        """(mover, waiter) canonical pair of a game key (games/smallholder/rules.py)."""
+        return self.canonical_pair(self.game.from_key(key))
+
+    def known(self, pos: Position) -> Outcome | None:
+        """The exact result the table holds for ``pos``, if any."""
+        m, w = self.canonical_pair(pos)
+        entry = kernel.tt_find(self.tt[0], self.tt[1], np.uint64(m), np.uint64(w))
+        if entry >= 0 and self.tt[2][entry] == self.tt[3][entry]:
+            return outcome_of_score(int(self.tt[2][entry]))
+        return None
+
+    def remember(self, pos: Position, outcome: Outcome) -> None:
+        """Put a proved result (from a stored table) into the in-memory table."""
+        m, w = self.canonical_pair(pos)
+        score = score_of_outcome(outcome)
+        kernel.tt_store(*self.tt, np.uint64(m), np.uint64(w), score, score, -1, 60, self.state)
+
+    # -- search ----------------------------------------------------------------------
+
+    def _window(self, m: int, w: int, alpha: int, beta: int) -> int | None:
+        score, _ = kernel.search(np.uint64(m), np.uint64(w), alpha, beta, 0, 0, self.ctx)
+        return None if self.state[kernel.ABORTED] else int(score)
+
+    def score(self, pos: Position) -> int | None:
+        """The exact score of ``pos`` (MTD(f)), or None when the budget ran out."""
+        m, w = self.canonical_pair(pos)
+        lower, upper = -kernel.INF, kernel.INF
+        guess = 0
+        while lower < upper:
+            beta = guess + 1 if guess == lower else guess
+            g = self._window(m, w, beta - 1, beta)
+            if g is None:
+                return None
+            if g < beta:
+                upper = g
+            else:
+                lower = g
+            guess = g
+        return lower
+
+    def _start(self, budget: Budget, progress: Progress | None) -> float:
+        started = time.perf_counter()
+        self.state[:] = 0
+        self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
+        self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds
+        last = [started]
+
+        def tick(nodes: int, depth: int) -> None:
+            now = time.perf_counter()
+            if progress is not None and now - last[0] >= 1.0:
+                last[0] = now
+                progress(nodes, depth, "")
+
+        kernel.PROGRESS[0] = tick
+        return started
+
+    def solve(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Outcome | None:
+        """The exact outcome of ``pos`` for the side to move, or None (unknown)."""
+        self._start(budget, progress)
+        if not self.game.moves(pos):
+            return Outcome(LOSS, 0)
+        score = self.score(pos)
+        return None if score is None else outcome_of_score(score)
+
+    def analyse(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Analysis:
+        """Value and remoteness of ``pos`` and of every move, best first (unknown: None)."""
+        started = self._start(budget, progress)
+        game = self.game
+        children = game.children(pos)
+        outcomes: list[Outcome] = []
+        for move, child in children:
+            if not game.moves(child):
+                outcomes.append(Outcome(LOSS, 0))
+                continue
+            score = self.score(child)
+            if score is None:
+                break
+            outcomes.append(outcome_of_score(score))
+        seconds = time.perf_counter() - started
+        nodes = int(self.state[kernel.NODES])
+        if len(outcomes) < len(children):
+            return Analysis(game.format(pos), pos.to_move, None, None, nodes, seconds, len(outcomes))
+        moves = [MoveOutcome(move.cell, game.move_name(move.cell), outcome.for_mover())
+                 for (move, _), outcome in zip(children, outcomes)]
+        moves.sort(key=lambda m: (m.outcome.preference(), m.cell))
+        outcome = moves[0].outcome if moves else Outcome(LOSS, 0)
+        return Analysis(game.format(pos), pos.to_move, outcome, moves, nodes, seconds, len(moves))
+
+    def outcomes(self, keys: Sequence[int]) -> list[Outcome | None]:
+        """Exact outcomes of canonical game keys (the `solver.probe.Lookup` signature),
+        within the budget of the last `start` call... unbounded here."""
+        out: list[Outcome | None] = []
+        for key in keys:
+            pos = self.game.from_key(key)
+            out.append(self.solve(pos))
+        return out

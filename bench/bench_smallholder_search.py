@@ -65,10 +65,13 @@ def main() -> None:
     for token in args.buckets.split(","):
         empty = None if token == "start" else int(token)
         rng = random.Random(f"{args.seed}-{token}")
-        times, nodes, exact = [], [], 0
+        times, cpus, nodes, exact = [], [], [], 0
         for pos in bucket_positions(game, empty, args.count, rng):
             search = ExactSearch(game, table_bytes=args.table_mb << 20)
+            cpu = time.process_time()
             result = search.analyse(pos, Budget(seconds=args.seconds))
+            cpu = time.process_time() - cpu
+            cpus.append(cpu)
             times.append(result.seconds)
             nodes.append(result.nodes)
             exact += result.exact
@@ -76,11 +79,13 @@ def main() -> None:
                 print(json.dumps({"bucket": token, "position": result.position, "exact": result.exact,
                                   "value": result.outcome and result.outcome.name,
                                   "remoteness": result.outcome and result.outcome.remoteness,
-                                  "seconds": round(result.seconds, 3), "nodes": result.nodes}), flush=True)
+                                  "seconds": round(result.seconds, 3), "cpu_s": round(cpu, 3),
+                                  "nodes": result.nodes}), flush=True)
         times.sort()
         print(json.dumps({"bucket": token, "positions": len(times), "exact": exact,
                           "median_s": round(statistics.median(times), 3),
                           "p90_s": round(times[int(0.9 * (len(times) - 1))], 3), "max_s": round(times[-1], 3),
+                          "median_cpu_s": round(statistics.median(cpus), 3),
                           "median_nodes": int(statistics.median(nodes)), "load": os.getloadavg()}), flush=True)
 
 

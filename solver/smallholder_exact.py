@@ -21,7 +21,6 @@ valuable entries and never grows.
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -30,8 +29,7 @@ import numpy as np
 
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import Board, Position, Smallholder
-from tablebase.games.smallholder.options import ADJACENT_OPTIONS, CAPTURE_OPTIONS, GROUPS_OPTIONS
-from tablebase.games.smallholder.position import BLACK, WHITE
+from tablebase.games.smallholder import compiled
 from tablebase.solver import smallholder_exact_kernel as kernel
 from tablebase.solver.probe import MoveOutcome, Outcome, ProbeResult, probe_many
 
@@ -102,64 +100,33 @@ def score_of_outcome(outcome: Outcome) -> int:
     return 0
 
 
-@functools.cache
-def _tables(board: Board, territory: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(neighbour masks, opposite rays [d][cell], sight pairs, symmetry chunk tables)."""
-    n = board.size
-    nb = np.array(board.neighbour_mask, dtype=np.uint64)
-    orays = np.array([board.rays[(d + 3) % 6] for d in range(6)], dtype=np.uint64)
-    if territory == "gap":
-        pairs = [(0, 3), (1, 4), (2, 5)]
-    else:
-        pairs = [(d, (d + 2) % 6) for d in range(6)]
-    chunks = -(-n // 10)
-    symtab = np.zeros((len(board.symmetries), chunks, 1024), dtype=np.uint64)
-    for s, perm in enumerate(board.symmetries):
-        for j in range(chunks):
-            images = [1 << perm[i] if i < n else 0 for i in range(10 * j, 10 * j + 10)]
-            table = [0] * 1024
-            for value in range(1, 1024):
-                low = value & -value
-                table[value] = table[value ^ low] | images[low.bit_length() - 1]
-            symtab[s, j] = table
-    return nb, orays, np.array(pairs, dtype=np.int64), symtab
-
-
 class ExactSearch:
     """The exact search for one ruleset and board; its transposition table lives as long
     as the object, so later analyses reuse what earlier ones proved."""
 
-    def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES) -> None:
+    def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True) -> None:
+        self.mobility = mobility
         if game.board.size > MAX_CELLS:
             raise ValueError(f"the exact search handles boards up to {MAX_CELLS} cells, "
                              f"not {game.board.name} ({game.board.size})")
         self.game = game
-        n = game.board.size
-        self.full = np.uint64((1 << n) - 1)
-        nb, orays, pairs, symtab = _tables(game.board, game.rules.territory)
-        rules = np.array([GROUPS_OPTIONS.index(game.rules.groups), ADJACENT_OPTIONS.index(game.rules.adjacent),
-                          CAPTURE_OPTIONS.index(game.rules.capture)], dtype=np.int64)
+        self.rules_tables = compiled.tables(game.board, game.rules)
         entries = 1 << max(10, (max(table_bytes, 1024 * ENTRY_BYTES) // ENTRY_BYTES).bit_length() - 1)
         self.table_entries = entries
         self.tt = (np.zeros(entries, np.uint64), np.zeros(entries, np.uint64), np.zeros(entries, np.int16),
                    np.zeros(entries, np.int16), np.zeros(entries, np.int8), np.zeros(entries, np.int8))
-        g = 64
-        work = (np.zeros(g, np.uint64), np.zeros((g, 6), np.uint64), np.zeros(g, np.uint64), np.zeros(g, np.uint64),
-                np.zeros(g, np.uint64), np.zeros((g, 6), np.uint64), np.zeros(g, np.uint64), np.zeros(g, np.uint64))
         p, m = kernel.MAX_PLY, kernel.MAX_MOVES
-        self.state = np.zeros(5, np.int64)
+        self.state = np.zeros(6, np.int64)
         self.deadline = np.zeros(1, np.float64)
-        self.ctx = (self.full, nb, orays, pairs, rules, symtab, *self.tt,
-                    np.zeros(p, np.uint64), np.zeros(p, np.uint64), work,
+        self.ctx = (self.rules_tables, *self.tt, np.zeros(p, np.uint64), np.zeros(p, np.uint64),
                     np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
                     np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
                     self.state, self.deadline)
-        self.symtab = symtab
 
     # -- keys ------------------------------------------------------------------------
 
     def canonical_pair(self, pos: Position) -> tuple[int, int]:
-        m, w = kernel.canonical(np.uint64(pos.mover), np.uint64(pos.waiter), self.symtab)
+        m, w = kernel.canonical_pair(np.uint64(pos.mover), np.uint64(pos.waiter), self.rules_tables)
         return int(m), int(w)
 
     def pair_of_key(self, key: int) -> tuple[int, int]:
@@ -206,6 +173,7 @@ class ExactSearch:
     def _start(self, budget: Budget, progress: Progress | None) -> float:
         started = time.perf_counter()
         self.state[:] = 0
+        self.state[kernel.MOBILITY] = self.mobility
         self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
         self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds
         last = [started]

@@ -22,6 +22,8 @@ import numba
 import numpy as np
 from numba import njit
 
+from tablebase.games.smallholder import compiled
+
 U64 = np.uint64
 #: Score of a win in 0 plies; a win in r plies scores WIN_SCORE - r.
 WIN_SCORE = 30000
@@ -35,7 +37,7 @@ USED = U64(1) << U64(63)
 CLOCK_EVERY = 4095
 
 # state array slots
-NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH = range(5)
+NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY = range(6)
 
 
 def _progress(nodes: int, depth: int) -> None:
@@ -50,186 +52,25 @@ def _tick(nodes: int, depth: int) -> float:
     return time.perf_counter()
 
 
-@njit(cache=True, inline="always")
-def popcount(x):
-    x = x - ((x >> U64(1)) & U64(0x5555555555555555))
-    x = (x & U64(0x3333333333333333)) + ((x >> U64(2)) & U64(0x3333333333333333))
-    x = (x + (x >> U64(4))) & U64(0x0F0F0F0F0F0F0F0F)
-    return int((x * U64(0x0101010101010101)) >> U64(56))
-
-
-@njit(cache=True, inline="always")
-def lowest_index(x):
-    return popcount((x & (~x + U64(1))) - U64(1))
-
-
 @njit(cache=True)
-def groups_of(stones, nb, orays, pairs, gstones, gsight, ghold, gborder):
-    """Flood-fill ``stones`` into groups; fills the per-group arrays, returns the count."""
-    count = 0
-    rest = stones
-    while rest:
-        low = rest & (~rest + U64(1))
-        group = low
-        frontier = low
-        reach = U64(0)
-        while frontier:
-            grown = U64(0)
-            f = frontier
-            while f:
-                grown |= nb[lowest_index(f)]
-                f &= f - U64(1)
-            reach |= grown
-            frontier = grown & rest & ~group
-            group |= frontier
-        rest &= ~group
-        for d in range(6):
-            gsight[count, d] = U64(0)
-        f = group
-        while f:
-            c = lowest_index(f)
-            for d in range(6):
-                gsight[count, d] |= orays[d, c]
-            f &= f - U64(1)
-        held = U64(0)
-        for p in range(pairs.shape[0]):
-            held |= gsight[count, pairs[p, 0]] & gsight[count, pairs[p, 1]]
-        gstones[count] = group
-        ghold[count] = held
-        gborder[count] = reach & ~group
-        count += 1
+def child_positions(mover, waiter, t, cells, movers, waiters, captures):
+    """The children of (mover, waiter), each as the canonical (mover, waiter) of the child
+    (the side to move there first), with whether the move captured; returns how many."""
+    count = compiled.children(mover, waiter, False, t, cells, waiters, movers)
+    stones = compiled.popcount(waiter)
+    for i in range(count):
+        captures[i] = 1 if compiled.popcount(movers[i]) < stones else 0
+        w, m = compiled.canonical(waiters[i], movers[i], t)
+        movers[i] = m
+        waiters[i] = w
     return count
 
 
 @njit(cache=True)
-def generate(own, enemy, full, nb, orays, pairs, rules, work, out_cell, out_mover, out_waiter, out_capture):
-    """Children of (own to move, enemy): out_mover/out_waiter are the child's side to
-    move (the enemy, after captures) and the other side; returns the number of moves.
-    ``rules``: groups, adjacent, capture option indices (games/smallholder/options.py)."""
-    gs, gsi, gh, gb, es, esi, eh, eb = work
-    n_own = groups_of(own, nb, orays, pairs, gs, gsi, gh, gb)
-    n_en = groups_of(enemy, nb, orays, pairs, es, esi, eh, eb)
-    empty = full & ~(own | enemy)
-    enemy_hold = U64(0)
-    for g in range(n_en):
-        enemy_hold |= eh[g]
-    groups_rule, adjacent, capture = rules[0], rules[1], rules[2]
-    playable = empty & ~enemy_hold
-    if capture == 2:
-        for g in range(n_own):
-            playable |= gb[g] & empty
-    live_count = 0
-    smallest_live = 1 << 30
-    smallest_all = 1 << 30
-    for g in range(n_own):
-        size = popcount(gs[g])
-        if size < smallest_all:
-            smallest_all = size
-        if gb[g] & playable:
-            live_count += 1
-            if size < smallest_live:
-                smallest_live = size
-    smallest = smallest_live if adjacent <= 1 else smallest_all
-    every = adjacent == 1 or adjacent == 3
-    count = 0
-    creates = 0
-    # first pass: creates
-    f = playable
-    while f:
-        cell = lowest_index(f)
-        f &= f - U64(1)
-        if not (nb[cell] & own):
-            out_cell[count] = cell
-            out_capture[count] = 0
-            out_mover[count] = enemy
-            out_waiter[count] = own | (U64(1) << U64(cell))
-            count += 1
-            creates += 1
-    if groups_rule == 4:
-        extend_allowed = creates == 0
-    else:
-        number = live_count if (groups_rule == 1 or groups_rule == 3) else n_own
-        if groups_rule <= 1:
-            extend_allowed = number >= 2
-        else:
-            extend_allowed = number >= 2 or creates == 0
-    if not extend_allowed:
-        return count
-    f = playable
-    while f:
-        cell = lowest_index(f)
-        f &= f - U64(1)
-        near = nb[cell]
-        if not (near & own):
-            continue
-        any_ok = False
-        all_ok = True
-        for g in range(n_own):
-            if gs[g] & near:
-                if popcount(gs[g]) == smallest:
-                    any_ok = True
-                else:
-                    all_ok = False
-        if not (all_ok if every else any_ok):
-            continue
-        held = U64(0)
-        s0 = orays[0, cell]
-        s1 = orays[1, cell]
-        s2 = orays[2, cell]
-        s3 = orays[3, cell]
-        s4 = orays[4, cell]
-        s5 = orays[5, cell]
-        for g in range(n_own):
-            if gs[g] & near:
-                s0 |= gsi[g, 0]
-                s1 |= gsi[g, 1]
-                s2 |= gsi[g, 2]
-                s3 |= gsi[g, 3]
-                s4 |= gsi[g, 4]
-                s5 |= gsi[g, 5]
-            else:
-                held |= gh[g]
-        sight = (s0, s1, s2, s3, s4, s5)
-        for p in range(pairs.shape[0]):
-            held |= sight[pairs[p, 0]] & sight[pairs[p, 1]]
-        if capture == 0:
-            captured = enemy & held
-        else:
-            captured = U64(0)
-            for g in range(n_en):
-                if not (es[g] & ~held):
-                    captured |= es[g]
-        out_cell[count] = cell
-        out_capture[count] = 1 if captured else 0
-        out_mover[count] = enemy & ~captured
-        out_waiter[count] = own | (U64(1) << U64(cell))
-        count += 1
-    return count
-
-
-@njit(cache=True, inline="always")
-def image(mask, table, s):
-    out = U64(0)
-    chunks = table.shape[1]
-    for j in range(chunks):
-        out |= table[s, j, int((mask >> U64(10 * j)) & U64(1023))]
-    return out
-
-
-@njit(cache=True)
-def canonical(mover, waiter, symtab):
-    """The (mover, waiter) image smallest in (mover, waiter) order over the symmetries."""
-    best_m = mover
-    best_w = waiter
-    for s in range(1, symtab.shape[0]):
-        m = image(mover, symtab, s)
-        if m > best_m:
-            continue
-        w = image(waiter, symtab, s)
-        if m < best_m or w < best_w:
-            best_m = m
-            best_w = w
-    return best_m, best_w
+def canonical_pair(mover, waiter, t):
+    """The canonical (mover, waiter) image: the smallest mover, then the smallest waiter."""
+    w, m = compiled.canonical(waiter, mover, t)
+    return m, w
 
 
 @njit(cache=True, inline="always")
@@ -330,8 +171,8 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     ``ply`` is the path index of this position; ``last_capture`` the path index of the
     latest position reached by a capture (-1 if none): only positions before it can repeat.
     """
-    (full, nb, orays, pairs, rules, symtab, tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work,
-     path_m, path_w, work, cell_buf, m_buf, w_buf, cap_buf, order_buf, history, state, deadline) = ctx
+    (t, tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work,
+     path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history, state, deadline) = ctx
     state[NODES] += 1
     nodes_before = state[NODES]
     if ply > state[MAXDEPTH]:
@@ -361,8 +202,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     # every position scores at most a win in 1 (a finished game: a loss in 0)
     if alpha >= WIN_SCORE - 1:
         return WIN_SCORE - 1, MAX_PLY
-    count = generate(mover, waiter, full, nb, orays, pairs, rules, work,
-                     cell_buf[ply], m_buf[ply], w_buf[ply], cap_buf[ply])
+    count = child_positions(mover, waiter, t, cell_buf[ply], m_buf[ply], w_buf[ply], cap_buf[ply])
     if count == 0:
         tt_store(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, mover, waiter,
                  -WIN_SCORE, -WIN_SCORE, -1, 0, state)
@@ -375,12 +215,14 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     ws = w_buf[ply]
     caps = cap_buf[ply]
     order = order_buf[ply]
-    # canonical children, a table look-up each (cut at once if one settles it), ordering
+    # a table look-up for each child (cut at once if one settles it), ordering
     for i in range(count):
-        cm, cw = canonical(ms[i], ws[i], symtab)
-        ms[i] = cm
-        ws[i] = cw
+        cm = ms[i]
+        cw = ws[i]
         key = min(history[cells[i]], (1 << 19)) + (1 << 20 if caps[i] else 0)
+        if state[MOBILITY]:
+            # fewest replies first: the game ends when the side to move has none
+            key += (64 - compiled.popcount(compiled.legal_moves(cm, cw, False, t))) << 24
         if cells[i] == tt_best:
             key += 1 << 40
         child = tt_find(tt_m, tt_w, cm, cw)

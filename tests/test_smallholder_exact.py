@@ -1,0 +1,135 @@
+"""The exact search (solver/smallholder_exact.py) against independent methods: the
+retrograde tables (limping2 in the quick set, hex3 in the slow one) and the subgraph
+method (`ArrayLocalSearch`, exploration + counting retrograde) on hex3 and hex4 endgames,
+cyclic rulesets and draws included; and its budgets answer "unknown", never a guess."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import numpy as np
+import pytest
+
+from playouts import playout_positions
+from tablebase.games.base import DRAW
+from tablebase.games.smallholder import RULESETS, Rules, Smallholder, all_rules
+from tablebase.solver.probe import Outcome
+from tablebase.solver.smallholder_exact import Budget, ExactSearch
+from tablebase.solver.smallholder_search import ArrayLocalSearch
+from tablebase.solver.smallholder_solve import SolvedRuleset, solve_ruleset
+
+TABLE = 1 << 22  # a small in-memory table: the tests also exercise replacement
+#: Custom combinations whose graphs have cycles on hex3 and limping2 (hull + piecewise).
+CYCLIC = [r for r in all_rules() if r.territory == "hull" and r.capture == "piecewise"]
+#: The 8-ply cycle of RULES.md 2.5 (hex4 nibbler): cells 20 25 18 31 24 19 26 12 return here.
+HEX4_CYCLE = "BWBB/WBWWW/WBBBWB/.BB.B.B/WB..WB/WBW.B/BWWW W"
+
+
+def empty_cells(game: Smallholder, pos) -> int:  # type: ignore[no-untyped-def]
+    return (game.board.full & ~(pos.black | pos.white)).bit_count()
+
+
+@cache
+def table(board: str, rules: Rules) -> SolvedRuleset:
+    return solve_ruleset(board, rules)
+
+
+def table_outcome(game: Smallholder, solved: SolvedRuleset, pos) -> Outcome:  # type: ignore[no-untyped-def]
+    key = game.canonical_key(pos)
+    at = int(np.searchsorted(solved.keys, key))
+    assert solved.keys[at] == key
+    value, remoteness = int(solved.values[at]), int(solved.remoteness[at])
+    return Outcome(value, None if value == DRAW else remoteness)
+
+
+def check_against(game: Smallholder, positions: list, reference) -> int:  # type: ignore[no-untyped-def]
+    """Every position's analysis equals ``reference`` on it and on each child; the
+    number of draws met."""
+    search = ExactSearch(game, table_bytes=TABLE)
+    draws = 0
+    for pos in positions:
+        analysis = search.analyse(pos)
+        assert analysis.exact
+        assert analysis.outcome == reference(pos), game.format(pos)
+        moves = {m.cell: m.outcome for m in analysis.moves or []}
+        expected = {move.cell: reference(child).for_mover() for move, child in game.children(pos)}
+        assert moves == expected, game.format(pos)
+        draws += analysis.outcome is not None and analysis.outcome.value == DRAW
+        draws += sum(o.value == DRAW for o in moves.values())
+    return draws
+
+
+@pytest.mark.parametrize("rules", list(RULESETS.values()) + all_rules()[::7], ids=lambda r: r.name)
+def test_agrees_with_limping2_tables(rules: Rules) -> None:
+    game = Smallholder("limping2", rules)
+    solved = table("limping2", rules)
+    positions = random.Random(rules.spec).sample(playout_positions(game, random.Random(3), 12), 20)
+    check_against(game, positions + [game.start()], lambda p: table_outcome(game, solved, p))
+
+
+def subgraph_reference(game: Smallholder):  # type: ignore[no-untyped-def]
+    local = ArrayLocalSearch(game, node_budget=2_000_000)
+
+    def outcome(pos) -> Outcome:  # type: ignore[no-untyped-def]
+        found = local.solve(pos)
+        assert found is not None, "the subgraph method ran out of budget"
+        return found
+
+    return outcome
+
+
+@pytest.mark.parametrize("rules", list(RULESETS.values()) + CYCLIC[::4], ids=lambda r: r.name)
+def test_agrees_with_subgraph_on_hex3(rules: Rules) -> None:
+    game = Smallholder("hex3", rules)
+    found = [p for p in playout_positions(game, random.Random(7), 10) if 3 <= empty_cells(game, p) <= 9]
+    positions = random.Random(1).sample(found, min(8, len(found)))
+    check_against(game, positions, subgraph_reference(game))
+
+
+def test_hex4_cycle_and_endgames() -> None:
+    """The hex4 nibbler position with an 8-ply cycle, and positions from random games
+    with up to 11 empty cells, against the subgraph method."""
+    game = Smallholder("hex4", "nibbler")
+    cycle = game.parse(HEX4_CYCLE)
+    pos = cycle
+    for cell in (20, 25, 18, 31, 24, 19, 26, 12):
+        pos = game.play(pos, cell)
+    assert game.canonical_key(pos) == game.canonical_key(cycle)
+    found = [p for p in playout_positions(game, random.Random(11), 6) if 6 <= empty_cells(game, p) <= 11]
+    positions = [cycle] + random.Random(2).sample(found, 5)
+    check_against(game, positions, subgraph_reference(game))
+
+
+def test_budgets_answer_unknown() -> None:
+    game = Smallholder("hex4", "nibbler")
+    search = ExactSearch(game, table_bytes=TABLE)
+    start = game.start()
+    assert search.analyse(start, Budget(nodes=5000)).outcome is None
+    assert search.solve(start, Budget(seconds=0.05)) is None
+    answer = search.analyse(start, Budget(seconds=0.05))
+    assert answer.outcome is None and answer.moves is None and not answer.exact
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", RULESETS)
+def test_agrees_with_hex3_tables(name: str) -> None:
+    """Random hex3 positions, early ones included, against the full tables."""
+    rules = RULESETS[name]
+    game = Smallholder("hex3", rules)
+    solved = table("hex3", rules)
+    everything = playout_positions(game, random.Random(13), 20)
+    early = [p for p in everything if empty_cells(game, p) >= 14]
+    positions = random.Random(4).sample(everything, 12) + random.Random(5).sample(early, 4)
+    check_against(game, positions, lambda p: table_outcome(game, solved, p))
+
+
+@pytest.mark.slow
+def test_agrees_with_hex3_cyclic_tables() -> None:
+    draws = 0
+    for rules in CYCLIC[::5]:
+        game = Smallholder("hex3", rules)
+        solved = table("hex3", rules)
+        positions = random.Random(6).sample(playout_positions(game, random.Random(8), 6), 10)
+        draws += check_against(game, positions, lambda p: table_outcome(game, solved, p))
+    assert draws > 0

@@ -68,6 +68,20 @@ def test_agrees_with_limping2_tables(rules: Rules) -> None:
     check_against(game, positions + [game.start()], lambda p: table_outcome(game, solved, p))
 
 
+def test_cyclic_hex3_table_draws() -> None:
+    """A hull + piecewise combination that cycles on hex3: positions the tables call
+    draws (sampled from the table) and random ones, against the tables."""
+    rules = Rules("priority-create", "smallest", "hull", "piecewise")
+    game = Smallholder("hex3", rules)
+    solved = table("hex3", rules)
+    draw_keys = solved.keys[solved.values == DRAW]
+    assert len(draw_keys)
+    rng = random.Random(9)
+    positions = [game.from_key(int(k)) for k in rng.sample(list(draw_keys), 6)]
+    positions += rng.sample(playout_positions(game, random.Random(10), 4), 8)
+    assert check_against(game, positions, lambda p: table_outcome(game, solved, p)) >= 6
+
+
 def subgraph_reference(game: Smallholder):  # type: ignore[no-untyped-def]
     local = ArrayLocalSearch(game, node_budget=2_000_000)
 

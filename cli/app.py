@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from importlib.metadata import version
 from typing import Any, Callable
 
@@ -103,6 +104,29 @@ class ProgressLine:
         if self.width:
             click.echo(err=True)
         self.task, self.width = None, 0
+
+
+class ProgressLog:
+    """Progress events as plain stderr lines, at most one per ``interval`` seconds (for a
+    long run whose stderr is a file, where a rewritten status line would not show)."""
+
+    def __init__(self, interval: float = 30.0) -> None:
+        self.interval = interval
+        self.last = -interval
+
+    def __call__(self, event: ProgressEvent) -> None:
+        now = time.monotonic()
+        if now - self.last >= self.interval:
+            self.last = now
+            click.echo(f"[{time.strftime('%H:%M:%S')}] {event}", err=True)
+
+
+def weak_progress(silent: bool) -> Progress | None:
+    """Progress of a run that can take hours: the status line on a terminal, a log line
+    every 30 s otherwise (unless silenced)."""
+    if silent:
+        return None
+    return ProgressLine() if sys.stderr.isatty() else ProgressLog()
 
 
 def progress_printer(silent: bool) -> Progress | None:

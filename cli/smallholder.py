@@ -9,11 +9,13 @@ from typing import Any
 import click
 
 from tablebase.cli.app import (
-    answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, show, silent_option, solve)
+    answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, show, silent_option, solve,
+    weak_progress)
 from tablebase.service.files import open_store
 from tablebase.games.smallholder import BLACK, DEFAULT_BOARD, DEFAULT_RULESET, RULESETS, Position, Rules, all_rules, get_board
 from tablebase.render.text import moves_line
 from tablebase.service.probing import probe_answers
+from tablebase.service.proof import DEFAULT_JOB_BUDGET, weak_solve_into
 from tablebase.service.smallholder import DESCRIPTION, SOLVE_BOARD, game_of, read, replay, rules_of, solve_into
 
 
@@ -115,9 +117,12 @@ def _rules_to_solve(ruleset: str | None, spec: str | None, all_rulesets: bool, a
 Example:
     tablebase solve smallholder --board limping2 --all-combinations -s
     tablebase solve smallholder --board hex3 --ruleset nibbler --json
-    tablebase solve smallholder --board limping2 --rules territory=hull,capture=piecewise""")
+    tablebase solve smallholder --board limping2 --rules territory=hull,capture=piecewise
+    tablebase solve smallholder --board limping2 --weak --first-moves
+    tablebase solve smallholder --board limping3 --weak --workers 2 --time-limit 3600
+    tablebase solve smallholder --board hex4 --weak --scheduler tcp://10.0.0.5:8786""")
 @click.option("--board", metavar="B", default=SOLVE_BOARD, show_default=True,
-              help="Board: limping2 or hex3 (boards of at most 31 cells; limping3 would need far too long).")
+              help="Board: limping2 or hex3 for a table (at most 31 cells); with --weak any board up to 63 cells.")
 @_ruleset_option
 @_rules_option
 @click.option("--all-rulesets", is_flag=True, help="Solve the five named rulesets.")
@@ -126,8 +131,28 @@ Example:
 @silent_option
 @json_option
 @click.option("--force", is_flag=True, help="Solve again even if the table is complete.")
+@click.option("--weak", is_flag=True,
+              help="Weak solve: prove the value of the start (no table), by a proof-number search whose "
+                   "frontier positions are exact-search jobs; resumable, committed as it goes.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="--weak: run the jobs on a local Dask cluster of N worker processes (default: in-process).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
+              help="--weak: run the jobs on the Dask cluster of this scheduler (started with 'dask scheduler' "
+                   "and 'dask worker'; the workers need this package installed).")
+@click.option("--job-budget", type=click.IntRange(min=1), default=DEFAULT_JOB_BUDGET, show_default=True,
+              help="--weak: positions one leaf job may explore before it answers unknown (then the "
+                   "position is expanded by the proof-number search instead).")
+@click.option("--job-max-empty", type=click.IntRange(min=0), default=None,
+              help="--weak: send only positions with at most this many empty cells as jobs; the search "
+                   "expands bigger ones itself (default: every position is tried as a job first).")
+@click.option("--time-limit", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="--weak: stop after this long (everything settled is kept; the same command goes on).")
+@click.option("--first-moves", is_flag=True,
+              help="--weak: after the start, settle every first move too (which ones win).")
 def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rulesets: bool,
-                      all_combinations: bool, db_path: str, silent: bool, as_json: bool, force: bool) -> None:
+                      all_combinations: bool, db_path: str, silent: bool, as_json: bool, force: bool, weak: bool,
+                      workers: int | None, scheduler: str | None, job_budget: int, job_max_empty: int | None,
+                      time_limit: float | None, first_moves: bool) -> None:
     """Solve every position reachable from the empty board and store it in the tablebase.
 
     All canonical positions reachable from the start are enumerated breadth-first, the
@@ -136,8 +161,31 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     positions with the same number of stones). A solve interrupted before the end is
     started again from scratch. A complete table is reused unless --force is given.
     Prints, per ruleset, the value of the start for Black and the totals.
+
+    With --weak no table is made: the start is proved a win for one side (or a draw)
+    by a proof-number search over the opening (docs/distributed.md), on any board up
+    to 63 cells (limping3, hex4). Every settled position is committed as it is
+    settled, so a killed run resumes where it stopped when the same command is given
+    again. Progress on stderr: settled nodes, the root's proof and disproof numbers,
+    jobs per second, the most-proving line. 'tablebase proof export' then writes the
+    proof, 'tablebase check --proof' verifies it.
     """
+    weak_only = (workers, scheduler, job_max_empty, time_limit) != (None, None, None, None) or first_moves
+    if weak_only and not weak:
+        raise click.UsageError("--workers, --scheduler, --job-max-empty, --time-limit and --first-moves "
+                               "belong to --weak")
     rules_list = _rules_to_solve(ruleset, spec, all_rulesets, all_combinations)
+    if weak:
+        if all_combinations or force:
+            raise click.UsageError("--weak takes one ruleset or --all-rulesets (and no --force)")
+        get_board(board)
+        with open_store(db_path, create=True) as store:
+            for rules in rules_list:
+                report = weak_solve_into(store, board, rules, node_budget=job_budget, workers=workers,
+                                         scheduler=scheduler, job_max_empty=job_max_empty, time_limit=time_limit,
+                                         first_moves=first_moves, progress=weak_progress(silent))
+                click.echo(json.dumps(report.as_json()) if as_json else report.text())
+        return
     get_board(board)  # an unknown board is a clean error before anything is written
     with open_store(db_path, create=True) as store:
         for rules in rules_list:

@@ -3,6 +3,8 @@ across a kill, with cycles; and the proof files it exports, checked and tampered
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import signal
 import socket
@@ -296,7 +298,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow
-def test_through_a_dask_scheduler_and_two_dask_workers():
+def test_through_a_dask_scheduler_and_two_dask_workers(tmp_path):
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
@@ -319,11 +321,14 @@ def test_through_a_dask_scheduler_and_two_dask_workers():
                     raise
                 time.sleep(0.5)
         game = Smallholder("limping2", "nibbler")
-        with open_executor(scheduler=address) as (executor, slots):
-            assert slots == 2
-            result = weak_solve(game, game.start(), executor, slots, SearchSettings(node_budget=2_000,
-                                                                                    first_moves=True))
-        assert weak_answer(result) == table_answer(game, game.start())
+        db = str(tmp_path / "tb.sqlite")
+        solved = cli("solve", "smallholder", "--board", "limping2", "--weak", "--first-moves", "--scheduler",
+                     address, "--job-budget", "2000", "--db", db, "--json")
+        assert solved.exit_code == 0, solved.output
+        answer = json.loads(solved.stdout)
+        assert answer["executor"] == f"Dask cluster at {address}"
+        winning = {move for move, state in answer["first_moves"].items() if state == "win"}
+        assert (WIN, winning) == table_answer(game, game.start())
     finally:
         for process in reversed(processes):
             process.terminate()
@@ -333,3 +338,51 @@ def test_through_a_dask_scheduler_and_two_dask_workers():
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+# -- the commands ----------------------------------------------------------------------------
+
+
+def cli(*args: str):  # noqa: ANN201 (click's Result)
+    from click.testing import CliRunner
+
+    from tablebase.cli.main import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_weak_solve_export_and_check_commands(tmp_path):
+    db = str(tmp_path / "tb.sqlite")
+    solved = cli("solve", "smallholder", "--board", "limping2", "--ruleset", "stymie", "--weak", "--first-moves",
+                 "--job-budget", "2000", "--db", db, "--json")
+    assert solved.exit_code == 0, solved.output
+    answer = json.loads(solved.stdout)
+    assert answer["value"] == "loss" and answer["winner"] == "W"
+    assert answer["goals"][0]["status"] == "disproved" and answer["goals"][1]["status"] == "proved"
+    proof = tmp_path / "stymie.tsv.gz"
+    exported = cli("proof", "export", "smallholder", "--board", "limping2", "--ruleset", "stymie", "--db", db,
+                   "--output", str(proof))
+    assert exported.exit_code == 0, exported.output
+    with gzip.open(proof, "rt") as handle:
+        assert "position\trole\tmove\tvalue\tremoteness\n" in handle.read()
+    checked = cli("check", "--proof", str(proof), "--json")
+    assert checked.exit_code == 0, checked.output
+    report = json.loads(checked.stdout)
+    assert report["ok"] and report["winner"] == "W" and report["rules"] == "stymie@limping2"
+    assert report["remoteness"] >= 12  # the table's remoteness of the start; the proof is no shorter
+
+
+def test_commands_fail_with_one_line(tmp_path):
+    db = str(tmp_path / "tb.sqlite")
+    missing = cli("proof", "export", "smallholder", "--board", "limping2", "--db", db)
+    assert missing.exit_code == 1 and "no tablebase" in missing.output
+    cli("solve", "smallholder", "--board", "limping2", "--weak", "--time-limit", "0", "--db", db, "-s")
+    unproved = cli("proof", "export", "smallholder", "--board", "limping2", "--db", db)
+    assert unproved.exit_code == 1 and "no proof" in unproved.output and "unfinished" in unproved.output
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("hello\n")
+    rejected = cli("check", "--proof", str(bad))
+    assert rejected.exit_code == 1 and "header" in rejected.output and "Traceback" not in rejected.output
+    assert cli("solve", "smallholder", "--board", "limping2", "--workers", "2").exit_code == 2
+    wrong = cli("solve", "smallholder", "--board", "limping2", "--weak", "--scheduler", "localhost:1", "--db", db)
+    assert wrong.exit_code == 1 and "tcp://" in wrong.output

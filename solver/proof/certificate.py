@@ -76,14 +76,19 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
             yield Row(text, LEAF_ROLE, "", VALUE_NAMES[LOSS], 0)
             continue
         key = game.canonical_key(pos)
-        record = settled.get(key)
-        if record is None or record[0] != PROVED:
-            raise ProofError(f"the stored search holds no proof for {text!r}: the run is not proved")
-        _status, source, best, length = record
-        if source == LEAF:
-            value, remoteness = leaves[key]
+        leaf = leaves.get(key)
+        if leaf is not None:  # an exact result (possibly found by another run of these rules)
+            value, remoteness = leaf
+            if value != (WIN if pos.to_move == winner else LOSS):
+                raise ProofError(f"the stored search holds no proof for {text!r}: it is a {VALUE_NAMES[value]} "
+                                 f"for the side to move")
             yield Row(text, LEAF_ROLE, "", VALUE_NAMES[value], int(remoteness or 0))
-        elif pos.to_move == winner:
+            continue
+        record = settled.get(key)
+        if record is None or record[0] != PROVED or record[1] == LEAF:
+            raise ProofError(f"the stored search holds no proof for {text!r}: the run is not proved")
+        _status, _source, best, length = record
+        if pos.to_move == winner:
             for move, child in children:
                 if game.canonical_key(child) == best:
                     yield Row(text, WINNER, game.move_name(move.cell), VALUE_NAMES[WIN], length)
@@ -131,6 +136,12 @@ class CheckReport:
     depth: int = 0  # the root's remoteness as the proof claims it
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return (f"a valid proof that {COLOUR_NAMES[self.winner]} wins {self.root!r} under {self.rules} in at most "
+                f"{self.depth} plies: {self.rows:,} rows ({self.winner_rows:,} winner, {self.loser_rows:,} loser, "
+                f"{self.leaves:,} leaves: {self.terminal_leaves:,} finished games, {self.resolved_leaves:,} "
+                f"re-solved exactly, {self.reproved_leaves:,} re-proved), checked in {self.seconds:.1f} s")
 
     def as_json(self) -> dict:
         return {"rules": self.rules, "board": self.board, "root": self.root, "winner": self.winner,

@@ -23,6 +23,8 @@ from tablebase.solver.proof.tree import DISPROVED, EXPANDED, INF, PROVED, SETTLE
 
 #: How often `ProofSearch` reports progress (seconds).
 PROGRESS_INTERVAL = 2.0
+#: Positions the master expands in a row before it looks at finished jobs, reports and commits.
+MAX_EXPANSIONS_PER_ROUND = 200
 #: Failed jobs (a worker died...) tolerated per run before giving up.
 MAX_JOB_FAILURES = 20
 
@@ -183,31 +185,36 @@ class ProofSearch:
         while target.state != SETTLED:
             if deadline is not None and time.perf_counter() > deadline:
                 return False
-            while len(self._pending) < self.in_flight:
+            expansions = 0
+            while len(self._pending) < self.in_flight and expansions < MAX_EXPANSIONS_PER_ROUND:
                 path = graph.select(target)
                 if path is None:
                     break
                 node = path[-1]
+                self._line = path
                 if node.state == TRIED:  # expanded before this run was resumed
                     graph.expand(node)
+                    expansions += 1
                     continue
                 if self._too_big(node):  # no job: the master expands it, and records that
                     self._new_attempts.append((node.key, self.settings.node_budget, 0, 0.0))
                     graph.expand(node)
+                    expansions += 1
                     continue
-                self._line = path
                 graph.start_job(node)
                 job = Job(self.game.board.name, self.game.rules.spec, node.key, self.settings.node_budget,
                           self.settings.solver)
                 self._pending[self.executor.submit(run_job, job)] = node
             if target.state == SETTLED:
                 break
-            if not self._pending:
+            busy = expansions >= MAX_EXPANSIONS_PER_ROUND  # more to expand here while the jobs run
+            if self._pending:
+                timeout = 0.0 if busy else None if deadline is None else max(0.0, deadline - time.perf_counter())
+                done, _ = wait(list(self._pending), timeout=timeout, return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._apply(future, self._pending.pop(future))
+            elif not busy:
                 raise AssertionError("the proof search has no job to run and nothing running")
-            timeout = None if deadline is None else max(0.0, deadline - time.perf_counter())
-            done, _ = wait(list(self._pending), timeout=timeout, return_when=FIRST_COMPLETED)
-            for future in done:
-                self._apply(future, self._pending.pop(future))
             self._commit()
         return True
 
@@ -284,8 +291,7 @@ class ProofSearch:
 
     def first_moves(self) -> dict[str, str]:
         """Each legal first move of the real root: whether it wins for the attacker."""
-        game = self.game
-        out: dict[str, str] = {}
+        game, out = self.game, dict[str, str]()
         if self.root_pos.to_move != self.attacker:
             return out
         for move, child in game.children(self.root_pos):

@@ -257,8 +257,8 @@ class ProofGraph:
                     self._settle(node, DISPROVED, TREE, best, best.length + 1)
                 else:
                     node.tainted = True
-                    loser = disproved[0] if disproved else None
-                    self._settle(node, DISPROVED, TREE, loser, 1 + (loser.length if loser else 0))
+                    refutation = disproved[0] if disproved else None
+                    self._settle(node, DISPROVED, TREE, refutation, 1 + (refutation.length if refutation else 0))
                 return True
             if all(c.status == PROVED for c in children):
                 self._settle(node, PROVED, TREE, None, 1 + max(c.length for c in children))
@@ -295,7 +295,7 @@ class ProofGraph:
     def select(self, target: Node | None = None) -> list[Node] | None:
         """The path from ``target`` (default: the root) to its most-proving frontier node,
         or None if none is available now (settled, or only pending jobs left)."""
-        node = target or self.root
+        node: Node = target or self.root
         pn, dn = self._numbers(node)
         if node.state in (SETTLED, PENDING) or pn == 0 or dn == 0:
             return None

@@ -1,0 +1,62 @@
+"""`tablebase proof export`: the proof of a weak solve as a file anyone can check."""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from pathlib import Path
+
+import click
+
+from tablebase.cli.app import db_option, main
+from tablebase.games.smallholder import DEFAULT_BOARD, RULESETS, DEFAULT_RULESET
+from tablebase.service.files import open_store
+from tablebase.service.proof import export_proof
+from tablebase.service.smallholder import rules_of
+
+
+@main.group("proof")
+def proof() -> None:
+    """Proofs of weak solutions (see 'tablebase solve smallholder --weak')."""
+
+
+@proof.group("export")
+def export() -> None:
+    """Write a stored proof as TSV (position, role, move, value, remoteness)."""
+
+
+@export.command("smallholder", epilog="""\\b
+Example:
+    tablebase solve smallholder --board limping2 --weak
+    tablebase proof export smallholder --board limping2 --output limping2-nibbler.proof.tsv
+    tablebase proof export smallholder --board limping3 --ruleset stymie --output stymie.tsv.gz
+    tablebase check --proof limping2-nibbler.proof.tsv""")
+@click.option("--board", metavar="B", default=DEFAULT_BOARD, show_default=True, help="Board of the weak solve.")
+@click.option("--ruleset", metavar="R", default=None,
+              help=f"Named ruleset: {', '.join(RULESETS)} (default {DEFAULT_RULESET}).")
+@click.option("--rules", "spec", metavar="SPEC", default=None,
+              help="Custom options groups=...,adjacent=...,territory=...,capture=...")
+@click.option("--position", metavar="POSITION", default=None,
+              help="Root of the weak solve (default: the empty board, Black to move).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write here instead of stdout; a name ending in .gz is compressed.")
+@db_option
+def export_smallholder(board: str, ruleset: str | None, spec: str | None, position: str | None,
+                       output: str | None, db_path: str) -> None:
+    """Write the proved strategy of a weak solve: one row per position of the winner's
+    strategy as reached from the start (not canonical forms): 'winner' rows give the
+    move the winner plays, 'loser' rows have every legal reply covered by a row, and
+    'leaf' rows carry the exact value and remoteness of the leaf solver (or a finished
+    game). '#' lines before the header name the rules, the board, the root and the
+    claim. The file is checked with 'tablebase check --proof FILE'.
+    """
+    with open_store(db_path, readonly=True) as store:
+        lines = list(export_proof(store, board, rules_of(ruleset, spec), position))
+    text = "".join(line + "\n" for line in lines)
+    if output is None:
+        sys.stdout.write(text)
+    elif output.endswith(".gz"):
+        with gzip.open(output, "wt", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        Path(output).write_text(text, encoding="utf-8")

@@ -1,0 +1,185 @@
+"""Weak solutions of The Smallholder: run the proof search, export its proof, check a proof file.
+
+* `weak_solve_into(store, board, rules, ...)`: the job-level proof-number search of
+  `solver/proof` on the chosen executor (in-process, ``workers`` = a local Dask cluster,
+  ``scheduler`` = a running Dask cluster), committed to the tablebase file as it goes;
+  the same call resumes an interrupted run;
+* `export_proof(store, board, rules)`: the proved strategy as TSV lines;
+* `check_proof_file(path)`: verification of such a file by the rules alone.
+"""
+
+from __future__ import annotations
+
+import gzip
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from tablebase.db.proofs import ProofStore
+from tablebase.db.store import TablebaseStore
+from tablebase.games.base import LOSS, WIN, NotationError
+from tablebase.games.smallholder import COLOUR_NAMES, Position, Rules, Smallholder, get_board, opponent
+from tablebase.service.errors import ServiceError
+from tablebase.service.progress import Progress, ProgressEvent
+from tablebase.service.smallholder import game_of
+from tablebase.solver.proof.certificate import (
+    DEFAULT_CHECK_BUDGET, CheckReport, ProofError, check_proof, format_rows, proof_header, proof_rows)
+from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
+from tablebase.solver.proof.executors import ExecutorError, describe, open_executor
+from tablebase.solver.proof.jobs import LEAF_SOLVERS
+from tablebase.solver.proof.tree import INF
+
+__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "WeakSolveReport", "check_proof_file", "export_proof",
+           "weak_solve_into"]
+
+#: Positions one leaf job may explore before it answers "unknown".
+DEFAULT_JOB_BUDGET = 200_000
+#: Boards the weak solve takes (the leaf solvers' limit: one colour's stones in 63 bits).
+MAX_WEAK_CELLS = 63
+
+
+@dataclass
+class WeakSolveReport:
+    game: str
+    rules: str
+    root: str
+    executor: str
+    value: str  # for the side to move at the root: win, loss, draw, or unknown (unfinished)
+    winner: str | None
+    goals: list[GoalResult]
+    seconds: float
+    first_moves: dict[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"game": "smallholder", "rules": self.rules, "root": self.root, "executor": self.executor,
+                "value": self.value, "winner": self.winner, "seconds": round(self.seconds, 2),
+                "first_moves": self.first_moves, "goals": [g.as_json() for g in self.goals]}
+
+    def text(self) -> str:
+        mover = COLOUR_NAMES[self.root.split()[-1]]
+        if self.winner is not None:
+            head = f"{COLOUR_NAMES[self.winner]} wins (proved)"
+        elif self.value == "draw":
+            head = "a draw: neither side can force a win (both disproved)"
+        else:
+            head = "not settled yet (progress below; run the same command to go on)"
+        lines = [f"smallholder {self.rules} from {self.root!r} ({mover} to move): {head}"]
+        for goal in self.goals:
+            pn = "inf" if goal.root_pn >= INF else goal.root_pn
+            dn = "inf" if goal.root_dn >= INF else goal.root_dn
+            length = f", proof length {goal.proof_length} plies" if goal.proof_length is not None else ""
+            lines.append(f"  {COLOUR_NAMES[goal.goal]} wins? {goal.status}: {goal.jobs:,} jobs, {goal.nodes:,} "
+                         f"nodes, {goal.settled:,} settled, root pn {pn} dn {dn}{length}, {goal.seconds:.1f} s")
+        if self.first_moves:
+            wins = [move for move, state in self.first_moves.items() if state == "win"]
+            open_moves = [move for move, state in self.first_moves.items() if state == "open"]
+            lines.append(f"  winning first moves: {' '.join(wins) or 'none'}"
+                         + (f" (not settled: {' '.join(open_moves)})" if open_moves else ""))
+        lines.append(f"  on {self.executor}, {self.seconds:.1f} s")
+        return "\n".join(lines)
+
+
+def _root(game: Smallholder, root_text: str | None) -> Position:
+    return game.start() if root_text is None else game.parse(root_text)
+
+
+def _progress_event(game: Smallholder, progress: Progress) -> Any:
+    def report(p: SearchProgress) -> None:
+        pn = "inf" if p.root_pn >= INF else f"{p.root_pn:,}"
+        dn = "inf" if p.root_dn >= INF else f"{p.root_dn:,}"
+        line = " ".join(p.line) or "-"
+        progress(ProgressEvent(f"weak solve {game.rules_name}, {COLOUR_NAMES[p.goal]} wins?",
+                               f"{p.settled:,} settled, {p.nodes:,} nodes, root pn {pn} dn {dn}, {p.jobs:,} jobs "
+                               f"({p.jobs_per_second:.2f}/s, {p.in_flight} running), {p.seconds:.0f} s, "
+                               f"most-proving line: {line}"))
+    return report
+
+
+def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_text: str | None = None,
+                    node_budget: int = DEFAULT_JOB_BUDGET, solver: str = "subgraph", workers: int | None = None,
+                    scheduler: str | None = None, job_max_empty: int | None = None,
+                    time_limit: float | None = None, first_moves: bool = False,
+                    progress: Progress | None = None) -> WeakSolveReport:
+    """Weakly solve ``root_text`` (default: the empty board) and commit the search to ``store``."""
+    if get_board(board).size > MAX_WEAK_CELLS:
+        raise ServiceError(f"the weak solve handles boards of at most {MAX_WEAK_CELLS} cells: {board!r}")
+    if solver not in LEAF_SOLVERS:
+        raise ServiceError(f"unknown leaf solver (known: {', '.join(LEAF_SOLVERS)}): {solver!r}")
+    game = game_of(board, rules)
+    root = _root(game, root_text)
+    if not game.moves(root):
+        raise ServiceError(f"the game is already over in {game.format(root)!r}: nothing to solve")
+    settings = SearchSettings(node_budget=node_budget, solver=solver, job_max_empty=job_max_empty,
+                              time_limit=time_limit, first_moves=first_moves)
+    started = time.perf_counter()
+    callback = _progress_event(game, progress) if progress else None
+    try:
+        with open_executor(workers, scheduler) as (executor, slots):
+            result = weak_solve(game, root, executor, slots, settings, ProofStore(store), callback)
+    except ExecutorError as exc:
+        raise ServiceError(str(exc)) from None
+    value = result.value_name
+    winner = None
+    if result.value == WIN:
+        winner = root.to_move
+    elif result.value == LOSS:
+        winner = opponent(root.to_move)
+    moves = result.goals[0].first_moves if result.value == WIN else {}
+    return WeakSolveReport("smallholder", game.rules_name, game.format(root), describe(workers, scheduler), value,
+                           winner, result.goals, time.perf_counter() - started, moves)
+
+
+def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str | None = None) -> Iterator[str]:
+    """The TSV lines of the stored proof of ``root_text`` (default: the empty board)."""
+    game = game_of(board, rules)
+    root = _root(game, root_text)
+    proofs = ProofStore(store)
+    key = game.canonical_key(root)
+    runs = [run for colour in (root.to_move, opponent(root.to_move))
+            if (run := proofs.find_run("smallholder", game.rules_name, key, colour)) is not None]
+    proved = [run for run in runs if run.status == "proved"]
+    if not proved:
+        what = ", ".join(f"{COLOUR_NAMES[run.goal]} wins? {run.status}" for run in runs) or "no weak solve stored"
+        if any(run.status == "disproved" for run in runs) and len(runs) == 2 and not proved:
+            raise ServiceError(f"{game.format(root)!r} under {game.rules_name} is a draw ({what}); exporting "
+                               f"the two drawing strategies is not supported yet")
+        raise ServiceError(f"no proof of {game.format(root)!r} under {game.rules_name} in {str(store.path)!r} "
+                           f"({what}); run 'tablebase solve smallholder --weak' first")
+    run = proved[0]
+    try:
+        rows = list(proof_rows(game, root, run.goal, proofs.settled(run.id),
+                               proofs.leaves("smallholder", game.rules_name)))
+    except ProofError as exc:
+        raise ServiceError(str(exc)) from None
+    notes = [f"leaves: exact results of the {run.solver} leaf solver (node budget {run.node_budget:,})",
+             f"positions: {len(rows):,} rows; search: {run.jobs:,} jobs, {run.seconds:.0f} s"]
+    yield from proof_header(game, root, run.goal, notes)
+    yield from format_rows(rows)
+
+
+def _lines(path: Path) -> Iterator[str]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
+            yield from handle
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise ServiceError(f"cannot read the proof file {str(path)!r} ({exc})") from None
+
+
+def check_proof_file(path: str | Path, check_budget: int = DEFAULT_CHECK_BUDGET,
+                     progress: Progress | None = None) -> CheckReport:
+    """Verify a proof file (plain or .gz) by the rules alone; ServiceError names the problem."""
+    path = Path(path)
+    if not path.is_file():
+        raise ServiceError(f"no proof file at {str(path)!r}")
+
+    def report(text: str) -> None:
+        if progress:
+            progress(ProgressEvent(f"check --proof {path.name}", text))
+
+    try:
+        return check_proof(_lines(path), check_budget, report)
+    except (ProofError, NotationError) as exc:
+        raise ServiceError(f"{str(path)!r} is not a valid proof: {exc}") from None
+

@@ -25,7 +25,7 @@ from tablebase.games.sparro import VARIANTS
 from tablebase.service import puzzles as service
 from tablebase.service.errors import NotationError
 from tablebase.service.games import GAMES as REGISTRY, describe
-from tablebase.service.play import Match
+from tablebase.service.play import Match, outcome_text
 
 GAMES = tuple(REGISTRY)
 SIDE_NAMES = {"R": "Red", "B": "Black", "W": "White"}
@@ -175,29 +175,51 @@ def export_command(game: str | None, rules: str | None, min_depth: int | None, m
 
 
 def _play(match: Match) -> bool:
-    """Play a match: the user enters moves, the table answers. Returns True if the user won."""
+    """Play a match: the user enters moves, the table answers. Returns True if the user won.
+
+    Each user move is judged: its value, and when it changed the game's value what it
+    threw away ("win in 19 -> loss in 2"). In a puzzle a wrong move is not played: its
+    refutation is shown and the user tries again, or asks for a hint ('h')."""
     description = describe(match.game.game_name)
+    puzzle = match.expected is not None
+    prompt = "your move (name or index, " + ("'h' for a hint, " if puzzle else "") + "'q' to quit)"
+    show_board = True
     while not match.over:
-        click.echo(description.text(match.game, match.pos))
+        if show_board:
+            click.echo(description.text(match.game, match.pos))
+        show_board = True
         if not match.users_turn:
             reply = match.reply()
-            click.echo(f"-> {reply.name} ({reply.outcome.name} for it in {reply.outcome.remoteness})")
+            click.echo(f"-> {reply.name} ({outcome_text(reply.outcome)} for it)")
             continue
-        text = click.prompt("your move (name or index, 'q' to quit)")
-        if text.strip().lower() in ("q", "quit"):
+        try:
+            text = click.prompt(prompt).strip()
+        except click.Abort:  # end of input
+            click.echo()
             return False
+        if text.lower() in ("q", "quit"):
+            return False
+        if puzzle and text.lower() in ("h", "hint"):
+            click.echo(f"hint: play {match.hint()}")
+            show_board = False
+            continue
         try:
             judgement = match.move(text)
         except (NotationError, ValueError) as exc:
             click.echo(f"not a legal move: {exc}")
+            show_board = False
             continue
-        if judgement.right is not None:
-            click.echo("right!" if judgement.right else "wrong: that move does not win in time. The solution was "
-                       f"{judgement.solution}.")
-        elif judgement.outcome is not None:
-            click.echo(f"{judgement.name}: {judgement.outcome.name} in {judgement.outcome.remoteness}")
-    if match.failed:
-        return False
+        if judgement.right is False:
+            click.echo(f"wrong: {judgement.name} is a {outcome_text(judgement.outcome)} for you, not the win "
+                       f"the puzzle asks for. Refutation: {' '.join((judgement.name, *judgement.refutation))}")
+            click.echo("try again ('h' for a hint, 'q' to quit)")
+            show_board = False
+        elif judgement.right:
+            click.echo(f"right! {judgement.name}: {outcome_text(judgement.outcome)}")
+        elif judgement.changed:
+            click.echo(f"{judgement.name}: {judgement.change_text()} (this move changed the value)")
+        else:
+            click.echo(f"{judgement.name}: {outcome_text(judgement.outcome)}")
     click.echo(description.text(match.game, match.pos))
     return match.user_won
 
@@ -208,14 +230,22 @@ Example:
 @click.argument("puzzle_id", type=int)
 @db_option
 def play_puzzle(puzzle_id: int, db_path: str) -> None:
-    """Solve a puzzle interactively: enter moves, the table defends; each move is judged."""
+    """Solve a puzzle interactively: enter moves, the table defends with its best move.
+
+    Each move is judged at once. A wrong move is not played: the refutation (the line
+    that punishes it) is shown and you try again; 'h' names the right move, 'q' quits.
+    Exit status 0 once solved (the wrong tries and hints are counted), 1 otherwise.
+    """
     with open_store(db_path) as store:
         puzzle = service.get(store, puzzle_id)
         game, lookup = service.game_and_lookup(store, puzzle.game, puzzle.rules)
         pos = game.parse(puzzle.position)
         click.echo(f"Puzzle #{puzzle.id}: win within {puzzle.depth} plies.")
-        solved = _play(Match(game, pos, lookup, game.to_move(pos), puzzle.tree))
-    click.echo("solved!" if solved else "not solved.")
+        match = Match(game, pos, lookup, game.to_move(pos), puzzle.tree)
+        solved = _play(match)
+    helped = [f"{n} {one if n == 1 else many}" for n, one, many in
+              ((match.mistakes, "wrong try", "wrong tries"), (match.hints, "hint", "hints")) if n]
+    click.echo(("solved!" if solved else "not solved.") + (f" ({', '.join(helped)})" if helped else ""))
     if not solved:
         sys.exit(1)
 
@@ -238,7 +268,8 @@ def play_command(game: str, position: str | None, variant: str, ruleset: str, bo
     """Play against the perfect player from any position (default: the start).
 
     After each of your moves the toolkit says what it is worth (win, loss or draw for
-    you, and in how many plies); the perfect player answers with its best move.
+    you, and in how many plies), and when it changed the game's value, what it threw
+    away: "0c1: win in 19 -> loss in 2". The perfect player answers with its best move.
     """
     with open_store(db_path, create=True) as store:
         label = service.rules_label(game, **_options(game, variant, ruleset, board))

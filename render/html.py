@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 from html import escape
 
 SIDE_NAMES = {"R": "Red", "B": "Black", "W": "White"}
@@ -23,15 +24,30 @@ class PuzzleCard:
     svg: str
 
 
+#: The sheet's style: a picture is scaled down to its card, never cut or spilling over.
+STYLE = ("body{font-family:sans-serif} .puzzle{display:inline-block;width:380px;margin:12px;vertical-align:top}"
+         " .puzzle svg{display:block;width:100%;height:auto} .solutions{break-before:page}"
+         " .solutions li{margin:0.3em 0}")
+
+
 def puzzle_sheet(cards: list[PuzzleCard]) -> str:
+    """A printable sheet: one card per puzzle (picture, task, position), then all the
+    solutions together at the end, so that solving one does not give the next away."""
     parts = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'><title>tablebase puzzles</title>",
-             "<style>body{font-family:sans-serif} .puzzle{display:inline-block;width:380px;margin:12px;"
-             "vertical-align:top} .solution{color:#777;font-size:small}</style></head><body>",
-             "<h1>Puzzles</h1>"]
+             f"<style>{STYLE}</style></head><body>", "<h1>Puzzles</h1>"]
     for p in cards:
-        parts.append(f"<div class='puzzle'><h3>#{p.id}: {SIDE_NAMES[p.to_move]} to move, win within "
-                     f"{p.depth} plies (grade {p.grade})</h3>{p.svg}"
-                     f"<p><code>{escape(p.position)}</code> ({escape(p.game)} {escape(p.rules)})</p>"
-                     f"<p class='solution'>Solution: {escape(' '.join(p.solution))}</p></div>")
-    parts.append("</body></html>")
+        parts.append(f"<div class='puzzle' id='puzzle-{p.id}'><h3>#{p.id}: {SIDE_NAMES[p.to_move]} to move, win "
+                     f"within {p.depth} plies (grade {p.grade})</h3>{_fitting(p.svg)}"
+                     f"<p><code>{escape(p.position)}</code> ({escape(p.game)} {escape(p.rules)})</p></div>")
+    parts.append("<section class='solutions'><h2>Solutions</h2><ul>")
+    parts += [f"<li id='solution-{p.id}'>#{p.id}: {escape(' '.join(p.solution))}</li>" for p in cards]
+    parts.append("</ul></section></body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _fitting(svg: str) -> str:
+    """The picture without its fixed pixel size (its viewBox keeps the proportions), so
+    the sheet's style can scale it to the card."""
+    head, _, rest = svg.partition(">")
+    head = re.sub(r' (width|height)="[^"]*"', "", head)
+    return head + ">" + rest

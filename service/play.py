@@ -11,22 +11,40 @@ from tablebase.service.errors import IllegalMoveError
 from tablebase.solver.probe import Lookup, MoveOutcome, Outcome, probe
 
 
+def outcome_text(outcome: Outcome) -> str:
+    """"win in 19", "loss in 2", "draw"."""
+    return outcome.name + ("" if outcome.remoteness is None else f" in {outcome.remoteness}")
+
+
 @dataclass(frozen=True)
 class Judgement:
-    """What a move of the user was worth: its outcome for the user, and for a puzzle
-    whether it was the solution's move (``right``) and that move's name."""
+    """What a move of the user was worth: its outcome for the user and the user's value
+    before it; for a puzzle whether it was the solution's move (``right``); for a wrong
+    puzzle move the refutation (the opponent's best line after it, move names)."""
 
     name: str
-    outcome: Outcome | None
+    outcome: Outcome
     right: bool | None = None
-    solution: str | None = None
+    before: Outcome | None = None
+    refutation: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """Whether the move changed the game's value for the user (it threw a result away)."""
+        return self.before is not None and self.before.value != self.outcome.value
+
+    def change_text(self) -> str:
+        """"win in 19 -> loss in 2": what the move threw away, then what it left."""
+        assert self.before is not None
+        return f"{outcome_text(self.before)} -> {outcome_text(self.outcome)}"
 
 
 class Match:
     """A game from ``pos`` in which the user plays ``human`` and the table the other side.
 
     With ``expected`` (a puzzle's solution tree: position text -> move) each user move
-    is judged against it and a wrong one ends the match."""
+    is judged against it; a wrong one is not played (the user may try again, or ask for
+    a `hint`) and is counted in ``mistakes``."""
 
     def __init__(self, game: Any, pos: Any, lookup: Lookup, human: str, expected: dict[str, int] | None = None
                  ) -> None:
@@ -35,11 +53,12 @@ class Match:
         self.lookup = lookup
         self.human = human
         self.expected = expected
-        self.failed = False
+        self.mistakes = 0
+        self.hints = 0
 
     @property
     def over(self) -> bool:
-        return self.failed or self.game.terminal_value(self.pos) is not None
+        return self.game.terminal_value(self.pos) is not None
 
     @property
     def users_turn(self) -> bool:
@@ -62,22 +81,28 @@ class Match:
         except ValueError as exc:
             raise IllegalMoveError(str(exc)) from None
         name = self.game.move_name(move)
-        if self.expected is not None:
-            solution = self.expected.get(self.game.format(self.pos))
-            right = solution == move
-            judgement = Judgement(name, None, right, None if solution is None else self.game.move_name(solution))
-            if not right:
-                self.failed = True
-                return judgement
-        else:
-            outcome = next(m.outcome for m in probe(self.game, self.pos, self.lookup).moves if m.cell == move)
-            judgement = Judgement(name, outcome)
+        answer = probe(self.game, self.pos, self.lookup)
+        outcome = next(m.outcome for m in answer.moves if m.cell == move)
+        if self.expected is not None and self.expected.get(self.game.format(self.pos)) != move:
+            self.mistakes += 1
+            return Judgement(name, outcome, False, answer.outcome, tuple(self.line(after)))
         self.pos = after
-        return judgement
+        return Judgement(name, outcome, None if self.expected is None else True, answer.outcome)
+
+    def hint(self) -> str:
+        """The name of the solution's move in the current position (a puzzle only)."""
+        if self.expected is None or self.game.format(self.pos) not in self.expected:
+            raise ValueError("hints are for puzzles, at the solver's turn")
+        self.hints += 1
+        return self.game.move_name(self.expected[self.game.format(self.pos)])
+
+    def line(self, pos: Any) -> list[str]:
+        """The best play from ``pos`` to the end of the game (move names)."""
+        from tablebase.service.api import principal_variation  # the facade's, one definition
+
+        return principal_variation(self.game, pos, self.lookup)
 
     @property
     def user_won(self) -> bool:
-        if self.failed:
-            return False
         side_to_move_wins = self.game.terminal_value(self.pos) == WIN
         return side_to_move_wins == (self.game.to_move(self.pos) == self.human)

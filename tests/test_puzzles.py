@@ -177,21 +177,49 @@ def test_play_right_and_wrong(puzzle_db: Path) -> None:
     pos = game.parse(row["position"])
     wrong = next(m for m in game.legal_moves(pos) if m != int(line[0]))
     failed = run("puzzles", "play", row["id"], *db, input=f"{wrong}\n")
-    assert failed.exit_code == 1 and "wrong" in failed.stdout
+    assert failed.exit_code == 1 and "wrong" in failed.stdout and failed.stdout.rstrip().endswith("not solved. (1 wrong try)")
 
 
-def test_play_against_the_perfect_player(puzzle_db: Path) -> None:
-    """One move from the end of a won position: the user's winning move ends the game."""
-    position = "RRBBRRBRBRBB/R..B..../...."  # from the curated set: Red wins within 3
-    game = Sparro("standard")
-    pos = game.parse(position)
+def test_play_puzzle_shows_the_refutation_and_allows_retry_and_hint(puzzle_db: Path) -> None:
+    db = ["--db", str(puzzle_db)]
+    run("puzzles", "generate", "sparro", "--count", "1", "--min-depth", "3", "--max-depth", "3", "--seed", "4", *db)
+    row = list(csv.DictReader(run("puzzles", "export", *db).stdout.splitlines(), delimiter="\t"))[0]
+    line = [int(m) for m in row["solution"].split()]
+    game = Sparro(row["rules"])
+    pos = game.parse(row["position"])
     with TablebaseStore(puzzle_db) as store:
-        verifier = Verifier(game, table_lookup(store, store.table("sparro", "standard")))
-        first = next(m for m in game.legal_moves(pos) if verifier.value_after(pos, m) == (WIN, 3))
-        after = game.play(pos, first)
-        defence = probe(game, after, verifier.lookup).moves[0].cell
-        before_last = game.play(after, defence)
-        last = next(m for m in game.legal_moves(before_last) if verifier.value_after(before_last, m) == (WIN, 1))
-    result = run("play", "sparro", position, "--db", str(puzzle_db), input=f"{first}\n{last}\n")
+        lookup = table_lookup(store, store.table("sparro", row["rules"]))
+        answer = probe(game, pos, lookup)
+        wrong = next(m for m in answer.moves if m.cell != line[0])
+        # the refutation: the opponent's best line after the wrong move, to the end of the game
+        refutation, after = [wrong.name], game.play(pos, wrong.cell)
+        while game.terminal_value(after) is None:
+            best = probe(game, after, lookup).moves[0]
+            refutation.append(best.name)
+            after = game.play(after, best.cell)
+    result = run("puzzles", "play", row["id"], *db,
+                 input=f"{wrong.name}\nh\n{game.move_name(line[0])}\n{game.move_name(line[2])}\n")
     assert result.exit_code == 0, result.output
-    assert "win in 3" in result.stdout and result.stdout.rstrip().endswith("you win!")
+    out = result.stdout
+    value = wrong.outcome.name + ("" if wrong.outcome.remoteness is None else f" in {wrong.outcome.remoteness}")
+    assert f"wrong: {wrong.name} is a {value} for you" in out
+    assert f"Refutation: {' '.join(refutation)}\n" in out
+    assert f"hint: play {game.move_name(line[0])}\n" in out
+    assert out.index("wrong:") < out.index("hint:") < out.index("right!")
+    assert out.rstrip().endswith("solved! (1 wrong try, 1 hint)")
+
+
+def test_play_marks_the_moves_that_change_the_value(puzzle_db: Path) -> None:
+    """Red wins in 13 here, but 0a3 loses: play says what that move threw away."""
+    position = "RBBRBR.BR.../......../...."
+    game = Sparro("standard")
+    with TablebaseStore(puzzle_db) as store:
+        answer = probe(game, game.parse(position), table_lookup(store, store.table("sparro", "standard")))
+    losing = next(m for m in answer.moves if m.outcome.value == LOSS)
+    keeping = answer.moves[0]
+    result = run("play", "sparro", position, "--db", str(puzzle_db), input=f"{losing.name}\nq\n")
+    assert (f"{losing.name}: win in {answer.outcome.remoteness} -> loss in {losing.outcome.remoteness} "
+            f"(this move changed the value)\n") in result.stdout
+    result = run("play", "sparro", position, "--db", str(puzzle_db), input=f"{keeping.name}\nq\n")
+    assert f"{keeping.name}: win in {keeping.outcome.remoteness}\n" in result.stdout
+    assert "changed the value" not in result.stdout

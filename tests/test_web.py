@@ -552,3 +552,24 @@ def test_serve_refuses_a_missing_file_and_a_taken_port(tmp_path: Path, web_db: P
         busy = cli("serve", "--db", str(web_db), "--port", str(port))
     assert busy.exit_code == 1 and busy.stderr.startswith(f"Error: cannot listen on 127.0.0.1:{port} (")
     assert busy.stderr.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_puzzle_sheet_keeps_solutions_apart_and_pictures_in_their_boxes(page: Any, web_db: Path,
+                                                                        tmp_path: Path) -> None:
+    sheet = tmp_path / "sheet.html"
+    assert cli("puzzles", "export", "--format", "html", "--output", str(sheet), "--db", str(web_db)).exit_code == 0
+    listed = [json.loads(line) for line in cli("puzzles", "list", "--json", "--db", str(web_db)).stdout.splitlines()]
+    assert {p["game"] for p in listed} == {"sparro", "smallholder"}
+    page.goto(sheet.as_uri())
+    cards = page.eval_on_selector_all(".puzzle", """els => els.map(e => {
+        const box = e.getBoundingClientRect(), picture = e.querySelector('svg').getBoundingClientRect();
+        return [e.id, e.innerText.includes('Solution'), picture.width > 100,
+                picture.left >= box.left - 0.5 && picture.right <= box.right + 0.5];
+    })""")
+    assert cards == [[f"puzzle-{p['id']}", False, True, True] for p in listed]
+    solutions = page.eval_on_selector_all(".solutions li", "els => els.map(e => e.id)")
+    assert solutions == [f"solution-{p['id']}" for p in listed]
+    # every solution comes after every puzzle
+    last_card = page.eval_on_selector(".puzzle:last-of-type", "e => e.getBoundingClientRect().bottom")
+    assert page.eval_on_selector(".solutions", "e => e.getBoundingClientRect().top") >= last_card

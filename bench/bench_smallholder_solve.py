@@ -13,7 +13,9 @@ Side by side: with ``--reference-path`` (a directory holding another checkout's
 without this checkout installed) every solve also runs on that code, alternating with
 this checkout's, ``--repeat`` times each; each run prints its time, peak RSS and the
 stored table's checksum, then one line of medians per solver, so the tables can be
-compared as well as the times. The machine's load average is printed with every run.
+compared as well as the times. The machine's load average is printed with every run,
+and the CPU seconds of each solving process (on a shared machine the wall time is
+mostly other people's work).
 """
 
 from __future__ import annotations
@@ -49,8 +51,9 @@ def solve_in_child(db: Path, board: str, rulesets: list[str], python: str = sys.
         f"        info = solve_into(s, {board!r}, parse_rules(spec), force=True)\n"
         "        out.append({'rules': info.rules, 'positions': info.positions, 'seconds': round(time.perf_counter() - r, 2),\n"
         "                    'checksum': info.checksum, **info.summary})\n"
-        "print(json.dumps({'seconds': time.perf_counter() - t, 'tables': out,\n"
-        "                  'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+        "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "print(json.dumps({'seconds': time.perf_counter() - t, 'tables': out, 'peak_mb': usage.ru_maxrss / 1024,\n"
+        "                  'cpu_seconds': round(usage.ru_utime + usage.ru_stime, 2)}))\n"
     )
     env = dict(os.environ)
     if pythonpath:
@@ -75,6 +78,7 @@ def side_by_side(db: Path, board: str, rulesets: list[str], repeat: int, referen
         print(json.dumps({"solver": name, "board": board, "rulesets": rulesets if len(rulesets) < 6 else len(rulesets),
                           "runs": len(results), "median_seconds": round(median(r["seconds"] for r in results), 2),
                           "median_peak_mb": round(median(r["peak_mb"] for r in results)),
+                          "median_cpu_seconds": round(median(r.get("cpu_seconds", float("nan")) for r in results), 2),
                           "checksums": sorted({t["checksum"] for r in results for t in r["tables"]})
                           if len(rulesets) < 6 else None}), flush=True)
 

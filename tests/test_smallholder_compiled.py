@@ -146,3 +146,34 @@ def test_array_kernels_agree_with_the_engine(board: str, rules: Rules) -> None:
     got = list(zip(parent.tolist(), cell.tolist(), mover.tolist(), waiter.tolist()))
     assert got == [(i, move.cell, child.waiter, child.mover)
                    for i, p in enumerate(positions) for move, child in game.children(p)]
+
+
+def test_loading_the_cli_does_not_load_numba() -> None:
+    """Compilation happens at the first use of the compiled rules, never at start-up."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tablebase.cli.main, tablebase.service.smallholder, tablebase.solver.smallholder_solve; "
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_expand_keys_on_many_positions_is_the_scalar_rules() -> None:
+    """Thousands of positions (the whole-array kernels split them into blocks): every
+    child key is the scalar `children` and `canonical_key` of its parent."""
+    from tablebase.solver.smallholder_solve import solve_ruleset
+
+    t = compiled.tables("limping2", "stymie")
+    keys = solve_ruleset("limping2", "stymie").keys
+    counts, child_keys = compiled.expand_keys(keys, t)
+    cells = np.empty(12, dtype=np.int64)
+    blacks = np.empty(12, dtype=np.uint64)
+    whites = np.empty(12, dtype=np.uint64)
+    expected: list[int] = []
+    for key in keys.tolist():
+        black, white, white_to_move = compiled.unpack_key(np.uint64(key), 12)
+        count = compiled.children(black, white, white_to_move, t, cells, blacks, whites)
+        expected += [int(compiled.canonical_key(blacks[k], whites[k], not white_to_move, t)) for k in range(count)]
+    assert len(keys) > 20_000 and int(counts.sum()) == len(expected)
+    assert child_keys.tolist() == expected

@@ -80,7 +80,8 @@ Whole arrays (``keys``: uint64 arrays of `pack_key` keys, boards of up to 31 cel
     `legal_moves` of every key.
 ``expand_keys(keys, t) -> (int32[], uint64[])``
     Every key's children: ``counts[i]`` moves of ``keys[i]``, and the canonical keys of
-    all the children, parent by parent (each parent's by ascending cell).
+    all the children, parent by parent (each parent's by ascending cell). Runs on every
+    core numba is given (``NUMBA_NUM_THREADS``), in blocks of positions.
 ``expand(movers, waiters, t) -> (int64[], int64[], uint64[], uint64[])``
     For arrays of positions given as the side to move's and the other side's stones
     (any board up to 64 cells): every move as (index of its position, cell, the
@@ -96,7 +97,7 @@ from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, prange, types
 from numba.extending import intrinsic
 
 from tablebase.games.smallholder.board import AXES, Board, get_board
@@ -121,6 +122,8 @@ _GROUP_MODES = {"priority-create": 0, "must-create-if-one": 1, "must-create-if-o
 _LOSS = -1  # tablebase.games.base.LOSS (games/ modules import nothing else of ours)
 #: Largest chunk of a bitboard looked up at once by `transform` (tables stay in L2).
 _MAX_CHUNK_BITS = 10
+#: Positions per parallel work item of the whole-array kernels.
+_BLOCK = 4096
 
 U64 = np.uint64
 _ZERO = U64(0)
@@ -613,30 +616,50 @@ def _grown(array, size):  # type: ignore[no-untyped-def]
     return bigger
 
 
+@njit(cache=True, parallel=True)
+def _move_counts(keys, t):  # type: ignore[no-untyped-def]
+    counts = np.empty(len(keys), dtype=np.int32)
+    for block in prange((len(keys) + _BLOCK - 1) // _BLOCK):
+        w = np.empty(_W_SIZE, dtype=np.uint64)
+        for i in range(block * _BLOCK, min(len(keys), (block + 1) * _BLOCK)):
+            black, white, white_to_move = unpack_key(keys[i], t.n)
+            own, enemy = _sides(black, white, white_to_move)
+            legal, _, _, _ = _analyse(own, enemy, t, w)
+            counts[i] = _ctpop(legal)
+    return counts
+
+
+@njit(cache=True, parallel=True)
+def _child_keys_into(keys, t, offsets, out):  # type: ignore[no-untyped-def]
+    n = t.n
+    for block in prange((len(keys) + _BLOCK - 1) // _BLOCK):
+        w = np.empty(_W_SIZE, dtype=np.uint64)
+        cells = np.empty(n, dtype=np.int64)
+        movers = np.empty(n, dtype=np.uint64)
+        waiters = np.empty(n, dtype=np.uint64)
+        for i in range(block * _BLOCK, min(len(keys), (block + 1) * _BLOCK)):
+            black, white, white_to_move = unpack_key(keys[i], n)
+            own, enemy = _sides(black, white, white_to_move)
+            count = _children_into(own, enemy, t, w, cells, movers, waiters)
+            at = offsets[i]
+            for k in range(count):
+                if white_to_move:
+                    out[at + k] = canonical_key(waiters[k], movers[k], False, t)
+                else:
+                    out[at + k] = canonical_key(movers[k], waiters[k], True, t)
+
+
 @njit(cache=True)
 def expand_keys(keys, t):  # type: ignore[no-untyped-def]
-    n = t.n
-    w = np.empty(_W_SIZE, dtype=np.uint64)
-    cells = np.empty(n, dtype=np.int64)
-    movers = np.empty(n, dtype=np.uint64)
-    waiters = np.empty(n, dtype=np.uint64)
-    counts = np.empty(len(keys), dtype=np.int32)
-    out = np.empty(4 * len(keys) + n, dtype=np.uint64)
-    total = 0
+    # two passes (count, then fill each parent's slots), so that both run in parallel
+    counts = _move_counts(keys, t)
+    offsets = np.empty(len(keys) + 1, dtype=np.int64)
+    offsets[0] = 0
     for i in range(len(keys)):
-        black, white, white_to_move = unpack_key(keys[i], n)
-        own, enemy = _sides(black, white, white_to_move)
-        count = _children_into(own, enemy, t, w, cells, movers, waiters)
-        counts[i] = count
-        if total + count > len(out):
-            out = _grown(out, total + count)
-        for k in range(count):
-            if white_to_move:
-                out[total + k] = canonical_key(waiters[k], movers[k], False, t)
-            else:
-                out[total + k] = canonical_key(movers[k], waiters[k], True, t)
-        total += count
-    return counts, out[:total].copy()
+        offsets[i + 1] = offsets[i] + counts[i]
+    out = np.empty(offsets[len(keys)], dtype=np.uint64)
+    _child_keys_into(keys, t, offsets, out)
+    return counts, out
 
 
 @njit(cache=True)

@@ -200,12 +200,20 @@ def answer_positions(position: str, answer: Answer, as_json: bool, as_text: Call
         raise TablebaseError(f"{failures} position(s) in the batch could not be answered")
 
 
-def probe_text(answer: dict) -> str:
-    """One line per probed position: its value, then every move's, best first."""
+pv_option = click.option("--pv", "show_pv", is_flag=True,
+                         help="Also print the principal variation: the moves to the end under perfect play.")
+
+
+def probe_text(answer: dict, show_pv: bool = False) -> str:
+    """One line per probed position: its value, then every move's, best first (and with
+    ``show_pv`` the principal variation)."""
 
     def value(item: dict, joint: str = " ") -> str:
         return item["value"] + ("" if item["remoteness"] is None else f"{joint}{item['remoteness']}")
 
     head = f"{answer['position']}: {answer['to_move']} to move, {value(answer, ' in ')}"
     moves_part = ", ".join(f"{m['name']} {value(m)}" for m in answer["moves"])
-    return head + (f"; moves: {moves_part}" if moves_part else "")
+    line = head + (f"; moves: {moves_part}" if moves_part else "")
+    if show_pv:
+        line += "; pv: " + (" ".join(answer["pv"]) if answer["pv"] else "none")
+    return line

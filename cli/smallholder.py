@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from tablebase.cli.app import (
-    answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, show, silent_option, solve,
-    weak_progress)
+    answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option, show,
+    silent_option, solve, weak_progress)
 from tablebase.service.files import open_store
 from tablebase.games.smallholder import BLACK, DEFAULT_BOARD, DEFAULT_RULESET, RULESETS, Position, Rules, all_rules, get_board
 from tablebase.render.text import moves_line
@@ -222,8 +222,9 @@ Example:
 @click.option("--budget", type=click.IntRange(min=1), default=DESCRIPTION.search_budget, show_default=True,
               help="Positions the search may explore per probed position.")
 @_unreachable_option
+@pv_option
 def probe_smallholder(position: str | None, board: str | None, ruleset: str | None, spec: str | None,
-                      db_path: str, as_json: bool, use_search: bool, budget: int, allow_unreachable: bool) -> None:
+                      db_path: str, as_json: bool, use_search: bool, budget: int, allow_unreachable: bool, show_pv: bool) -> None:
     """The exact value and remoteness of a Smallholder POSITION (or of each stdin line
     with '-') and of every legal move, best move first.
 
@@ -233,8 +234,10 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     answer comes from the tablebase, and a position it does not hold is an error. With
     --search every position reachable from POSITION is explored (up to --budget) and
     solved exactly; past the budget the value is 'unknown'. Default POSITION: the
-    empty --board (default hex4). JSON: {"position", "to_move", "value", "remoteness",
-    "moves": [{"cell", "name", "value", "remoteness"}]}.
+    empty --board (default hex4). --pv adds the principal variation to the text (a
+    drawn line stops where it repeats). JSON: {"position", "to_move", "rules", "source"
+    ("table" or "search"), "value", "remoteness", "moves": [{"cell", "name", "value",
+    "remoteness"}], "pv": [names]}.
     """
     rules = rules_of(ruleset, spec)
     text = position if position is not None else game_of(board or DEFAULT_BOARD, rules).format(Position(0, 0, BLACK))
@@ -243,8 +246,8 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
                                "allow_unreachable": allow_unreachable}
     if use_search:
         answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, **options)
-        answer_positions(text, answers.one, as_json, probe_text, answers.many)
+        answer_positions(text, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
         return
     with open_store(db_path) as store:
         answers = probe_answers(DESCRIPTION, store, **options)
-        answer_positions(text, answers.one, as_json, probe_text, answers.many)
+        answer_positions(text, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)

@@ -14,6 +14,7 @@ from tablebase.cli.app import (
     moves,
     probe,
     probe_text,
+    pv_option,
     progress_printer,
     show,
     silent_option,
@@ -140,7 +141,8 @@ Example:
               help="Answer by search from the rules alone instead of the tablebase.")
 @click.option("--budget", type=click.IntRange(min=1), default=2_000_000, show_default=True,
               help="Node budget per position for --search.")
-def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_search: bool, budget: int) -> None:
+@pv_option
+def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_search: bool, budget: int, show_pv: bool) -> None:
     """The exact value and remoteness of POSITION (or each stdin line with '-') and of
     every legal move, best move first.
 
@@ -148,14 +150,15 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     who makes it. Remoteness is the number of plies to the end of the game when the
     winner hurries and the loser holds out. A position missing from the table
     (unsolved variant, unreachable position) is an error unless --search is given; a
-    search that runs out of its budget answers 'unknown' (remoteness null). JSON:
-    {"position", "to_move", "value", "remoteness", "moves": [{"cell", "name", "value",
-    "remoteness"}]}.
+    search that runs out of its budget answers 'unknown' (remoteness null). --pv adds
+    the principal variation (the moves to the end under perfect play) to the text.
+    JSON: {"position", "to_move", "rules", "source" ("table" or "search"), "value",
+    "remoteness", "moves": [{"cell", "name", "value", "remoteness"}], "pv": [names]}.
     """
     if use_search:
         answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, variant=variant)
-        answer_positions(position, answers.one, as_json, probe_text, answers.many)
+        answer_positions(position, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
         return
     with open_store(db_path) as store:
         answers = probe_answers(DESCRIPTION, store, variant=variant)
-        answer_positions(position, answers.one, as_json, probe_text, answers.many)
+        answer_positions(position, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)

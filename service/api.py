@@ -21,20 +21,14 @@ from tablebase.db.puzzles import StoredPuzzle
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.service import check as audit
 from tablebase.service import puzzles as puzzle_service
-from tablebase.service.description import GameDescription
-from tablebase.service.errors import NotInTable, ServiceError
+from tablebase.service.errors import ServiceError
 from tablebase.service.games import GAMES, describe
 from tablebase.service.progress import Progress
-from tablebase.service.tables import stored_lookup
+from tablebase.service.probing import Lookups, ProbeAnswers
 from tablebase.service.verify import verify_claims
 from tablebase.solver.fairness import SMALLHOLDER_BOARDS, Claim
-from tablebase.solver.probe import Lookup, Outcome, probe as probe_position
 
 __all__ = ["MoveValue", "Position", "Probe", "Tablebase", "TableSummary", "open"]
-
-#: Plies a principal variation may run before it stops (a drawn line never ends).
-MAX_PV = 1000
-
 
 @dataclass(frozen=True)
 class MoveValue:
@@ -84,10 +78,10 @@ def _position(game: str, engine: Any, pos: Any) -> Position:
     return Position(game, engine.rules_name, engine.format(pos), engine.to_move(pos), engine, pos)
 
 
-def _value(outcome: Outcome | None) -> tuple[str, int | None]:
-    if outcome is None:
-        return "unknown", None
-    return outcome.name, outcome.remoteness
+def _probe_of(position: Position, answer: dict[str, Any]) -> Probe:
+    """The Probe of a probe JSON object (so that `Probe.to_dict` is that object)."""
+    moves = [MoveValue(m["cell"], m["name"], m["value"], m["remoteness"]) for m in answer["moves"]]
+    return Probe(position, answer["value"], answer["remoteness"], answer["source"], moves, answer["pv"])
 
 
 @dataclass(frozen=True)
@@ -112,10 +106,10 @@ class Probe:
 
     def to_dict(self) -> dict[str, Any]:
         """The object `tablebase probe ... --json` prints for this position."""
-        return {"position": self.position.text, "to_move": self.to_move, "value": self.value,
-                "remoteness": self.remoteness,
+        return {"position": self.position.text, "to_move": self.to_move, "rules": self.rules, "source": self.source,
+                "value": self.value, "remoteness": self.remoteness,
                 "moves": [{"cell": m.cell, "name": m.name, "value": m.value, "remoteness": m.remoteness}
-                          for m in self.moves]}
+                          for m in self.moves], "pv": list(self.pv)}
 
     def _repr_svg_(self) -> str:
         return self.position.svg()
@@ -138,24 +132,6 @@ class TableSummary:
         return {"game": self.game, "rules": self.rules, "status": self.status, "positions": self.positions,
                 "rules_version": self.rules_version, "solver_version": self.solver_version, "bytes": self.bytes,
                 "seconds": round(self.seconds, 2)}
-
-
-def principal_variation(engine: Any, pos: Any, lookup: Lookup) -> list[str]:
-    """Best moves from ``pos`` to the end of the game (a drawn line stops when it repeats)."""
-    line: list[str] = []
-    seen = {engine.canonical_key(pos)}
-    while engine.terminal_value(pos) is None and len(line) < MAX_PV:
-        try:
-            best = probe_position(engine, pos, lookup).moves[0]
-        except NotInTable:
-            break
-        line.append(best.name)
-        pos = engine.play(pos, best.cell)
-        key = engine.canonical_key(pos)
-        if key in seen:
-            break
-        seen.add(key)
-    return line
 
 
 class Tablebase:
@@ -195,23 +171,9 @@ class Tablebase:
         (then "unknown" past the node ``budget``). Options as for `position`."""
         description = describe(game)
         engine, pos = description.read(position, **options)
-        lookup = self._lookup(description, engine, search, budget)
-        try:
-            answer = probe_position(engine, pos, lookup)
-        except NotInTable:
-            if not search:
-                raise
-            moves = [MoveValue(m, engine.move_name(m), "unknown", None) for m in engine.legal_moves(pos)]
-            return Probe(_position(game, engine, pos), "unknown", None, "search", moves, [])
-        value, remoteness = _value(answer.outcome)
-        moves = [MoveValue(m.cell, m.name, *_value(m.outcome)) for m in answer.moves]
-        return Probe(_position(game, engine, pos), value, remoteness, "search" if search else "table", moves,
-                     principal_variation(engine, pos, lookup))
-
-    def _lookup(self, description: GameDescription, engine: Any, search: bool, budget: int | None) -> Lookup:
-        if search:
-            return description.search_lookup(engine, budget or description.search_budget)
-        return stored_lookup(self.store, description, engine)
+        lookups = Lookups(description, None if search else self.store, search, budget)
+        answers = ProbeAnswers(lambda _: (engine, pos), lookups, answer_unknown=search)
+        return _probe_of(_position(game, engine, pos), answers.one(engine.format(pos)))
 
     def tables(self) -> list[TableSummary]:
         """What the file holds: one summary per table."""

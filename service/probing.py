@@ -26,21 +26,26 @@ class ProbeAnswers(Generic[P]):
     """
 
     def __init__(self, parse: Callable[[str], tuple[Game[P], P]], lookup_for: Callable[[Game[P]], Lookup],
-                 unknown: str = "position not in the table", answer_unknown: bool = False) -> None:
+                 unknown: str = "position not in the table", answer_unknown: bool = False,
+                 source: str | None = None) -> None:
         self.parse = parse
         self.lookup_for = lookup_for
         self.unknown = unknown
         #: answer "unknown" (e.g. a search out of budget) instead of raising NotInTable
         self.answer_unknown = answer_unknown
+        #: where the values come from: "table" or "search" (a search is what answers "unknown")
+        self.source = source or ("search" if answer_unknown else "table")
 
     def one(self, text: str) -> dict:
         game, pos = self.parse(text)
+        lookup = self.lookup_for(game)
         try:
-            return self.answer(game, probe_position(game, pos, self.lookup_for(game), self.unknown))
+            result = probe_position(game, pos, lookup, self.unknown)
         except NotInTable:
             if not self.answer_unknown:
                 raise
-            return unknown_json(game, pos)
+            return unknown_json(game, pos, self.source)
+        return self.answer(game, result, principal_variations(game, [pos], lookup)[0])
 
     def many(self, texts: list[str]) -> list[dict | Exception]:
         results: list[dict | Exception] = []
@@ -54,29 +59,83 @@ class ProbeAnswers(Generic[P]):
             results.append({})
             by_game.setdefault(id(game), (game, []))[1].append((i, pos))
         for game, items in by_game.values():
-            probed = probe_many(game, [pos for _, pos in items], self.lookup_for(game), self.unknown)
+            lookup = self.lookup_for(game)
+            probed = probe_many(game, [pos for _, pos in items], lookup, self.unknown)
+            known = [(i, pos, result) for (i, pos), result in zip(items, probed) if not isinstance(result, NotInTable)]
+            lines = principal_variations(game, [pos for _, pos, _ in known], lookup)
+            for (i, pos, result), line in zip(known, lines):
+                results[i] = self.answer(game, result, line)  # type: ignore[arg-type]
             for (i, pos), result in zip(items, probed):
-                if not isinstance(result, NotInTable):
-                    results[i] = self.answer(game, result)
-                else:
-                    results[i] = unknown_json(game, pos) if self.answer_unknown else result
+                if isinstance(result, NotInTable):
+                    results[i] = unknown_json(game, pos, self.source) if self.answer_unknown else result
         return results
 
-    def answer(self, game: Game[P], result: ProbeResult[P]) -> dict:
-        return result.as_json()
+    def answer(self, game: Game[P], result: ProbeResult[P], pv: list[str]) -> dict:
+        """The probe JSON of one position: see `probe_json`."""
+        return probe_json(game, result, self.source, pv)
 
 
-def unknown_json(game: Game[P], pos: P) -> dict:
+def probe_json(game: Game[P], result: ProbeResult[P], source: str, pv: list[str]) -> dict:
+    """The object `probe --json` prints: position, to_move, rules, source, value,
+    remoteness (null for a draw), moves best first, pv (move names to the end)."""
+    return {
+        "position": result.position,
+        "to_move": result.to_move,
+        "rules": game.rules_name,
+        "source": source,
+        "value": result.outcome.name,
+        "remoteness": result.outcome.remoteness,
+        "moves": [{"cell": m.cell, "name": m.name, "value": m.outcome.name, "remoteness": m.outcome.remoteness}
+                  for m in result.moves],
+        "pv": pv,
+    }
+
+
+def unknown_json(game: Game[P], pos: P, source: str = "search") -> dict:
     """The probe answer of a position whose value is not known: the same shape, with
-    ``"value": "unknown"`` and null remoteness for it and for each move."""
+    ``"value": "unknown"``, null remoteness for it and for each move, and no pv."""
     return {
         "position": game.format(pos),
         "to_move": game.to_move(pos),
+        "rules": game.rules_name,
+        "source": source,
         "value": UNKNOWN,
         "remoteness": None,
         "moves": [{"cell": m, "name": game.move_name(m), "value": UNKNOWN, "remoteness": None}
                   for m in game.legal_moves(pos)],
+        "pv": [],
     }
+
+
+#: Plies a principal variation may run before it stops (a drawn line may never end).
+MAX_PV = 1000
+
+
+def principal_variations(game: Game[P], positions: list[P], lookup: Lookup) -> list[list[str]]:
+    """Per position, the best moves to the end of the game under perfect play (the
+    first of the best moves, as `probe` orders them, at each ply). A drawn line stops
+    when it comes back to a position it has seen; a line the lookup cannot follow
+    stops where it cannot. All lines advance together, one lookup per ply."""
+    lines: list[list[str]] = [[] for _ in positions]
+    seen: list[set[int]] = [{game.canonical_key(pos)} for pos in positions]
+    active = [(i, pos) for i, pos in enumerate(positions) if game.terminal_value(pos) is None]
+    for _ in range(MAX_PV):
+        if not active:
+            break
+        probed = probe_many(game, [pos for _, pos in active], lookup)
+        going = []
+        for (i, pos), result in zip(active, probed):
+            if isinstance(result, NotInTable) or not result.moves:
+                continue
+            best = result.moves[0]
+            lines[i].append(best.name)
+            after = game.play(pos, best.cell)
+            key = game.canonical_key(after)
+            if game.terminal_value(after) is None and key not in seen[i]:
+                seen[i].add(key)
+                going.append((i, after))
+        active = going
+    return lines
 
 
 class Lookups:

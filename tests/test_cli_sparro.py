@@ -110,7 +110,9 @@ def test_probe_from_table_matches_search(sparro_db: Path) -> None:
     table = run("probe", "sparro", "--db", str(sparro_db), "--json", position)
     search = run("probe", "sparro", "--search", "--json", position)
     assert table.exit_code == 0 and search.exit_code == 0
-    assert json.loads(table.output) == json.loads(search.output)
+    from_table, from_search = json.loads(table.output), json.loads(search.output)
+    assert (from_table.pop("source"), from_search.pop("source")) == ("table", "search")
+    assert from_table == from_search  # values, moves and the principal variation alike
 
 
 def test_probe_batch(sparro_db: Path) -> None:
@@ -119,8 +121,8 @@ def test_probe_batch(sparro_db: Path) -> None:
     assert result.exit_code == 0
     start, over = [json.loads(line) for line in result.output.splitlines()]
     assert start["value"] == "win" and start["remoteness"] == 21 and len(start["moves"]) == 12
-    assert over == {"position": "RRR.BB....../......../....", "to_move": "B", "value": "loss", "remoteness": 0,
-                    "moves": []}
+    assert over == {"position": "RRR.BB....../......../....", "to_move": "B", "rules": "standard",
+                    "source": "table", "value": "loss", "remoteness": 0, "moves": [], "pv": []}
 
 
 def test_solve_reuses_complete_table(sparro_db: Path) -> None:

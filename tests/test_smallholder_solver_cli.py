@@ -81,7 +81,7 @@ def test_probe_start_of_the_board(db: Path) -> None:
 def test_probe_json_shape_and_best_move_first(db: Path) -> None:
     result = run("probe", "smallholder", MIDDLE, "--db", str(db), "--json")
     answer = json.loads(result.stdout)
-    assert list(answer) == ["position", "to_move", "value", "remoteness", "moves"]
+    assert list(answer) == ["position", "to_move", "rules", "source", "value", "remoteness", "moves", "pv"]
     assert answer["moves"][0] == {"cell": 8, "name": "c4", "value": "win", "remoteness": 9}
 
 

@@ -98,9 +98,9 @@ class Match:
 
     def line(self, pos: Any) -> list[str]:
         """The best play from ``pos`` to the end of the game (move names)."""
-        from tablebase.service.api import principal_variation  # the facade's, one definition
+        from tablebase.service.probing import principal_variations  # one definition, as probe's pv
 
-        return principal_variation(self.game, pos, self.lookup)
+        return principal_variations(self.game, [pos], self.lookup)[0]
 
     @property
     def user_won(self) -> bool:

@@ -61,13 +61,13 @@ class ProbeAnswers(Generic[P]):
         for game, items in by_game.values():
             lookup = self.lookup_for(game)
             probed = probe_many(game, [pos for _, pos in items], lookup, self.unknown)
-            known = [(i, pos, result) for (i, pos), result in zip(items, probed) if not isinstance(result, NotInTable)]
+            known = [(i, pos, found) for (i, pos), found in zip(items, probed) if not isinstance(found, NotInTable)]
             lines = principal_variations(game, [pos for _, pos, _ in known], lookup)
-            for (i, pos, result), line in zip(known, lines):
-                results[i] = self.answer(game, result, line)  # type: ignore[arg-type]
-            for (i, pos), result in zip(items, probed):
-                if isinstance(result, NotInTable):
-                    results[i] = unknown_json(game, pos, self.source) if self.answer_unknown else result
+            for (i, _, found), line in zip(known, lines):
+                results[i] = self.answer(game, found, line)
+            for (i, pos), missing in zip(items, probed):
+                if isinstance(missing, NotInTable):
+                    results[i] = unknown_json(game, pos, self.source) if self.answer_unknown else missing
         return results
 
     def answer(self, game: Game[P], result: ProbeResult[P], pv: list[str]) -> dict:

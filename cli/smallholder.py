@@ -15,7 +15,7 @@ from tablebase.service.files import open_store
 from tablebase.games.smallholder import BLACK, DEFAULT_BOARD, DEFAULT_RULESET, RULESETS, Position, Rules, all_rules, get_board
 from tablebase.render.text import moves_line
 from tablebase.service.probing import probe_answers
-from tablebase.service.proof import DEFAULT_JOB_BUDGET, weak_solve_into
+from tablebase.service.proof import DEFAULT_JOB_BUDGET, DEFAULT_LEAF_SOLVER, LEAF_SOLVERS, weak_solve_into
 from tablebase.service.smallholder import DESCRIPTION, SOLVE_BOARD, game_of, read, replay, rules_of, solve_into
 
 
@@ -147,12 +147,16 @@ Example:
                    "expands bigger ones itself (default: every position is tried as a job first).")
 @click.option("--time-limit", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="--weak: stop after this long (everything settled is kept; the same command goes on).")
+@click.option("--leaf-solver", type=click.Choice(sorted(LEAF_SOLVERS)), default=DEFAULT_LEAF_SOLVER,
+              show_default=True,
+              help="--weak: the exact search the jobs run: 'exact' (compiled pruning search), 'subgraph' "
+                   "(whole reachable subgraph, endgames only), 'reference' (the same, per-position engine).")
 @click.option("--first-moves", is_flag=True,
               help="--weak: after the start, settle every first move too (which ones win).")
 def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rulesets: bool,
                       all_combinations: bool, db_path: str, silent: bool, as_json: bool, force: bool, weak: bool,
                       workers: int | None, scheduler: str | None, job_budget: int, job_max_empty: int | None,
-                      time_limit: float | None, first_moves: bool) -> None:
+                      time_limit: float | None, leaf_solver: str, first_moves: bool) -> None:
     """Solve every position reachable from the empty board and store it in the tablebase.
 
     All canonical positions reachable from the start are enumerated breadth-first, the
@@ -181,7 +185,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
         get_board(board)
         with open_store(db_path, create=True) as store:
             for rules in rules_list:
-                report = weak_solve_into(store, board, rules, node_budget=job_budget, workers=workers,
+                report = weak_solve_into(store, board, rules, node_budget=job_budget, solver=leaf_solver, workers=workers,
                                          scheduler=scheduler, job_max_empty=job_max_empty, time_limit=time_limit,
                                          first_moves=first_moves, progress=weak_progress(silent))
                 click.echo(json.dumps(report.as_json()) if as_json else report.text())

@@ -30,11 +30,13 @@ from tablebase.solver.proof.executors import ExecutorError, describe, open_execu
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
 from tablebase.solver.proof.tree import INF
 
-__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "WeakSolveReport", "check_proof_file", "export_proof",
+__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_LEAF_SOLVER", "LEAF_SOLVERS", "WeakSolveReport", "check_proof_file", "export_proof",
            "weak_solve_into"]
 
 #: Positions one leaf job may explore before it answers "unknown".
 DEFAULT_JOB_BUDGET = 200_000
+#: The leaf solver of `solve smallholder --weak` (a name of `LEAF_SOLVERS`).
+DEFAULT_LEAF_SOLVER = "exact"
 #: Boards the weak solve takes (the leaf solvers' limit: one colour's stones in 63 bits).
 MAX_WEAK_CELLS = 63
 
@@ -97,7 +99,7 @@ def _progress_event(game: Smallholder, progress: Progress) -> Any:
 
 
 def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_text: str | None = None,
-                    node_budget: int = DEFAULT_JOB_BUDGET, solver: str = "subgraph", workers: int | None = None,
+                    node_budget: int = DEFAULT_JOB_BUDGET, solver: str = DEFAULT_LEAF_SOLVER, workers: int | None = None,
                     scheduler: str | None = None, job_max_empty: int | None = None,
                     time_limit: float | None = None, first_moves: bool = False,
                     progress: Progress | None = None) -> WeakSolveReport:

@@ -74,7 +74,7 @@ def solve_both(game: Smallholder, root: Position, executor, slots, budget: int) 
     assert all(state != "open" for state in result.goals[0].first_moves.values())
 
 
-@pytest.mark.parametrize("ruleset", ["nibbler", "stymie"])
+@pytest.mark.parametrize("ruleset", ["nibbler", pytest.param("stymie", marks=pytest.mark.slow)])
 def test_limping2_on_a_local_cluster_matches_the_tables(cluster, ruleset):
     game = Smallholder("limping2", ruleset)
     solve_both(game, game.start(), *cluster, budget=2_000)
@@ -99,11 +99,21 @@ def test_hex3_deeper_subproblems_on_a_local_cluster(cluster, ruleset):
     solve_both(game, play(game, "c3 c4 c5 c2 c1 d1"), *cluster, budget=50_000)
 
 
+@pytest.mark.slow
 def test_in_process_and_cluster_prove_the_same_value(cluster):
     game = Smallholder("limping2", "hull-setbacks")
     inline = weak_solve(game, game.start(), InlineExecutor(), 1, SearchSettings(node_budget=500))
     spread = weak_solve(game, game.start(), *cluster, SearchSettings(node_budget=500))
     assert inline.value == spread.value == WIN
+
+
+@pytest.mark.parametrize("ruleset", ["nibbler", "gaps-original"])
+def test_the_compiled_exact_leaf_solver_gives_the_same_answers(ruleset):
+    game = Smallholder("limping2", ruleset)
+    expected = table_answer(game, game.start())
+    result = weak_solve(game, game.start(), InlineExecutor(), 1,
+                        SearchSettings(node_budget=5_000, solver="exact", first_moves=True))
+    assert weak_answer(result) == expected
 
 
 # -- cycles ------------------------------------------------------------------------------
@@ -260,6 +270,7 @@ def _settled_rows(db: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_and_ends_with_the_same_proof(tmp_path):
     game = Smallholder("limping2", "nibbler")
     budget = 200
@@ -323,7 +334,7 @@ def test_through_a_dask_scheduler_and_two_dask_workers(tmp_path):
         game = Smallholder("limping2", "nibbler")
         db = str(tmp_path / "tb.sqlite")
         solved = cli("solve", "smallholder", "--board", "limping2", "--weak", "--first-moves", "--scheduler",
-                     address, "--job-budget", "2000", "--db", db, "--json")
+                     address, "--leaf-solver", "subgraph", "--job-budget", "2000", "--db", db, "--json")
         assert solved.exit_code == 0, solved.output
         answer = json.loads(solved.stdout)
         assert answer["executor"] == f"Dask cluster at {address}"
@@ -354,7 +365,7 @@ def cli(*args: str):  # noqa: ANN201 (click's Result)
 def test_weak_solve_export_and_check_commands(tmp_path):
     db = str(tmp_path / "tb.sqlite")
     solved = cli("solve", "smallholder", "--board", "limping2", "--ruleset", "stymie", "--weak", "--first-moves",
-                 "--job-budget", "2000", "--db", db, "--json")
+                 "--leaf-solver", "subgraph", "--job-budget", "2000", "--db", db, "--json")
     assert solved.exit_code == 0, solved.output
     answer = json.loads(solved.stdout)
     assert answer["value"] == "loss" and answer["winner"] == "W"

@@ -169,8 +169,10 @@ class ProofSearch:
         try:
             finished = self._settle(self.graph.root, deadline)
             if finished and self.settings.first_moves and self.graph.root.status == PROVED:
-                for child in list(self.graph.root.children):
-                    if not self._settle(child, deadline):
+                # every first move, also when the root itself was settled by one leaf job
+                keys = dict.fromkeys(self.game.canonical_key(child) for _, child in self.game.children(self.root_pos))
+                for key in keys:
+                    if not self._settle(self.graph.node_for(key), deadline):
                         break
         finally:
             for future in self._pending:

@@ -7,9 +7,15 @@ exactly within the job's node budget and returns a `JobResult` (an exact outcome
 ``outcome=None`` when the budget ran out: "unknown", never a guess).
 
 A leaf solver is any callable ``(game, position, node_budget) -> (Outcome | None,
-nodes explored)`` whose answers are exact. The default, ``subgraph``, is the bounded
-reachable-subgraph solve of `solver/smallholder_search.py`: exact, cycles included
-(infinite play is a draw), because it solves the explored graph as a whole.
+nodes explored)`` whose answers are exact, cycles included (infinite play is a draw):
+
+* ``exact`` (the default): the compiled pruning search of `solver/smallholder_exact.py`
+  (MTD(f) alpha-beta with a transposition table of true bounds, repetitions handled
+  exactly); each worker keeps one search per ruleset, so later jobs reuse what earlier
+  ones proved;
+* ``subgraph``: the bounded reachable-subgraph solve of `solver/smallholder_search.py`
+  with the array rules (no pruning: only endgames fit its budget);
+* ``reference``: the same with the per-position rules engine (what checks use).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import functools
 import os
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from tablebase.games.smallholder import Position, Smallholder
 from tablebase.solver.probe import Outcome
@@ -53,6 +59,27 @@ def _game(board: str, rules: str) -> Smallholder:
     return Smallholder(board, rules)
 
 
+#: Transposition-table size of each worker's exact search (per ruleset).
+EXACT_TABLE_BYTES = 1 << 28
+
+
+@functools.cache
+def _exact_search(board: str, rules: str) -> Any:
+    from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
+
+    return ExactSearch(_game(board, rules), table_bytes=EXACT_TABLE_BYTES)
+
+
+def exact_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Outcome | None, int]:
+    """The compiled exact search, stopped after ``node_budget`` positions."""
+    from tablebase.solver import smallholder_exact_kernel as kernel
+    from tablebase.solver.smallholder_exact import Budget
+
+    search = _exact_search(game.board.name, game.rules.spec)
+    outcome = search.solve(pos, Budget(nodes=node_budget))
+    return outcome, int(search.state[kernel.NODES])
+
+
 @functools.cache
 def _array_search(board: str, rules: str) -> ArrayLocalSearch:
     return ArrayLocalSearch(_game(board, rules), node_budget=None)
@@ -75,7 +102,7 @@ def reference_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[
 
 
 #: leaf solvers by name (a Job names one, so master and workers agree)
-LEAF_SOLVERS: dict[str, LeafSolver] = {"subgraph": subgraph_leaf, "reference": reference_leaf}
+LEAF_SOLVERS: dict[str, LeafSolver] = {"exact": exact_leaf, "subgraph": subgraph_leaf, "reference": reference_leaf}
 
 
 def run_job(job: Job) -> JobResult:

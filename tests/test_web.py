@@ -349,6 +349,7 @@ def test_board_shows_the_probe_and_plays_clicked_cells(page: Any, server: str, w
     assert shown_cells(page) == probe_cells(start)
     assert shown_move_list(page) == [m["name"] for m in start["moves"]]
     assert "Red to move: win in 21" in page.inner_text("#status")
+    assert page.inner_text("#pv") == " ".join(start["pv"]) and len(start["pv"]) == 21
 
     after_click(page, '#picture .legal[data-move="0a1"]')
     assert "moves=0a1" in page.url
@@ -444,6 +445,12 @@ def test_hex4_positions_are_searched_in_the_background(page: Any, server: str) -
 
 
 @pytest.mark.slow
+def client_probe(page: Any, position: str, after: str) -> Any:
+    """The API's probe of ``position`` after ``after``, fetched by the page itself."""
+    return page.evaluate("async ([p, a]) => (await fetch('/api/probe?' + new URLSearchParams("
+                         "{game: 'sparro', position: p, after: a}))).json()", [position, after])
+
+
 def test_puzzle_trainer_fails_retries_hints_and_solves(page: Any, server: str, web_db: Path) -> None:
     puzzle = cli_json("puzzles", "list", "--game", "sparro", "--limit", "1", "--json", "--db", str(web_db))
     shown = cli_json("puzzles", "show", str(puzzle["id"]), "--json", "--db", str(web_db))
@@ -460,7 +467,9 @@ def test_puzzle_trainer_fails_retries_hints_and_solves(page: Any, server: str, w
     page.click(f'#picture .legal[data-move="{wrong["name"]}"]')
     page.wait_for_selector(".feedback.wrong")
     assert page.inner_text("#feedback").startswith(f"Wrong: {wrong['name']} is a {wrong['value']}")
-    assert page.inner_text("#refutation").startswith(f"Refutation: {wrong['name']} ")
+    reply = client_probe(page, puzzle["position"], wrong["name"])
+    assert reply == cli_json("probe", "sparro", reply["position"], "--json", "--db", str(web_db)) and reply["pv"]
+    assert page.inner_text("#refutation") == f"Refutation: {wrong['name']} {' '.join(reply['pv'])}"
     page.click("#retry")
     assert page.inner_text("#feedback") == ""
 

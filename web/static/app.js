@@ -336,7 +336,8 @@ async function render() {
   $("undo").disabled = explorer.cursor === 0;
   $("redo").disabled = explorer.cursor >= explorer.plies.length - 1;
   $("best").disabled = !(ply.probe && ply.moves.length);
-  $("pv").textContent = ply.probe && ply.probe.pv ? ply.probe.pv.join(" ") || "(game over)" : (ply.probe ? "" : "unknown");
+  $("pv").textContent = !ply.moves.length ? "(game over)"
+    : ply.probe && ply.probe.pv && ply.probe.pv.length ? ply.probe.pv.join(" ") : "unknown";
   const body = $("moves").querySelector("tbody");
   body.innerHTML = "";
   for (const move of ply.moves) {

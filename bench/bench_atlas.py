@@ -1,6 +1,6 @@
 """Atlas sweep benchmark: every option combination of one board, resumable.
 
-Run:  python bench/bench_atlas.py --board hex3 --db PATH [--limit N]
+Run:  python bench/bench_atlas.py --board hex3 --db PATH [--limit N] [--reverse]
 Computes the atlas row of each combination not yet stored in PATH (see
 `solver/atlas.py`), storing each as soon as it is done, so a killed run continues
 with the rest when started again. One JSON object per line on stdout: each computed
@@ -31,6 +31,9 @@ def main() -> None:
     parser.add_argument("--board", default="limping2")
     parser.add_argument("--db", required=True)
     parser.add_argument("--limit", type=int, default=None, help="compute at most N rows in this run")
+    parser.add_argument("--reverse", action="store_true",
+                        help="take the combinations last first (a second run into the same file then "
+                             "works from the other end)")
     args = parser.parse_args()
     load_before = os.getloadavg()
     started = time.perf_counter()
@@ -45,7 +48,7 @@ def main() -> None:
         def save(rules, row, seconds):  # type: ignore[no-untyped-def]
             rows.save(GAME, args.board, rules.spec, VERSIONS, row, seconds)
 
-        combos = all_rules()
+        combos = all_rules()[::-1] if args.reverse else all_rules()
         if args.limit is not None:
             have = {r.rules for r in rows.all(GAME, args.board, VERSIONS)}
             combos = [r for r in combos if r.spec in have] + [r for r in combos if r.spec not in have][:args.limit]

@@ -11,7 +11,8 @@ import click
 from tablebase.cli.app import atlas, compare, db_option, json_option, progress_printer, silent_option
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
-from tablebase.service.atlas import compare_smallholder, smallholder_atlas, sparro_atlas
+from tablebase.service.atlas import (
+    WEAK_BOARDS, compare_smallholder, smallholder_atlas, sparro_atlas, weak_first_player_results)
 from tablebase.service.files import open_store
 from tablebase.service.smallholder import rules_of
 from tablebase.games.sparro import NAMED_VARIANTS
@@ -41,7 +42,8 @@ Example:
 @db_option
 @json_option
 @click.option("--markdown", type=click.Path(dir_okay=False, writable=True),
-              help="Also write the atlas page (all boards, with the pictures of --svg) to this file.")
+              help="Also write the atlas page (all boards, with the pictures of --svg, and the first-player "
+                   "results of the weak solves of limping3 and hex4 stored in the file) to this file.")
 @click.option("--svg", metavar="FILE", type=click.Path(dir_okay=False, writable=True),
               help="Also draw the option grid into FILE and the game lengths into FILE-lengths.svg "
                    "(with several --board, FILE-BOARD.svg and FILE-BOARD-lengths.svg).")
@@ -71,7 +73,10 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     if as_json and len(boards) > 1:
         raise click.UsageError("--json prints the rows of one board (the rows do not name it): give one --board")
     sections = []
+    weak = None
     with open_store(db_path, create=not stored_only) as store:
+        if markdown:
+            weak = weak_first_player_results(store)
         for board in boards:
             found = smallholder_atlas(store, board, compute=not stored_only, progress=progress_printer(silent))
             section = BoardAtlas(board, found.rows, [r.spec for r in found.missing])
@@ -98,7 +103,7 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     if markdown:
         command = "tablebase atlas smallholder " + " ".join(f"--board {b}" for b in boards) \
             + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "")
-        Path(markdown).write_text(atlas_markdown(sections, command), encoding="utf-8")
+        Path(markdown).write_text(atlas_markdown(sections, command, weak, WEAK_BOARDS), encoding="utf-8")
 
 
 @atlas.command("sparro", epilog="""\b

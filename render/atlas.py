@@ -296,8 +296,22 @@ def _counts_line(rows: Sequence[dict[str, Any]]) -> str:
     return "; ".join(parts) + "."
 
 
-def atlas_markdown(sections: Sequence[BoardAtlas], command: str) -> str:
-    """The atlas page: per board the counts, the two pictures and the table of rows."""
+_GOAL_NAMES = {"B": "Black", "W": "White"}
+
+
+def _weak_claim(result: dict[str, Any]) -> str:
+    side = _GOAL_NAMES.get(result["goal"], result["goal"])
+    if result["status"] == "proved":
+        return f"{side} wins (proved)"
+    if result["status"] == "disproved":
+        return f"{side} cannot force a win (proved)"
+    return f"unfinished ({result['status']}): {result['settled']:,} nodes settled, no result"
+
+
+def atlas_markdown(sections: Sequence[BoardAtlas], command: str,
+                   weak: Sequence[dict[str, Any]] | None = None, weak_boards: Sequence[str] = ()) -> str:
+    """The atlas page: per board the counts, the two pictures and the table of rows;
+    then, for ``weak_boards``, the first-player results of the weak solves in ``weak``."""
     lines = [
         "# The Smallholder rules atlas",
         "",
@@ -342,6 +356,17 @@ def atlas_markdown(sections: Sequence[BoardAtlas], command: str) -> str:
                 f"| {row['named'] or ''} | {start_text(row['start'])} | {row['positions']:,} | {row['draws']:,} "
                 f"| {'yes' if row['cycles'] else 'no'} | {first_moves_text(row['winning_first_moves'])} "
                 f"| {_longest(row)} | {row['capture_share']:.2%} | {row['mean_moves']:.3f} |")
+    if weak_boards:
+        lines += ["", f"## {' and '.join(weak_boards)}: weak solutions", "",
+                  "Too big for tables: a weak solve (proof-number search from the empty board) proves or "
+                  "disproves a first-player win without valuing every position."]
+        if weak:
+            lines += ["", "| board | rules | named | result | nodes settled | seconds |", "|---|---|---|---|---|---|"]
+            lines += [f"| {r['board']} | {r['rules']} | {r['named'] or ''} | {_weak_claim(r)} | {r['settled']:,} "
+                      f"| {r['seconds']} |" for r in weak]
+        else:
+            lines += ["", "No weak solve of these boards is stored in the tablebase file this page was made "
+                          "from, so there is no result for them here."]
     return "\n".join(lines) + "\n"
 
 

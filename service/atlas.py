@@ -5,7 +5,9 @@
   that is killed continues with the combinations not yet stored;
 * `sparro_atlas`: a row per Sparro variant from its solved tables (solved if missing);
 * `compare_smallholder`: chosen combinations' tables side by side (solved if missing)
-  and one position probed under each, with the moves whose values differ.
+  and one position probed under each, with the moves whose values differ;
+* `weak_first_player_results`: what the weak solves (proof-number search) stored in
+  the file say about the empty board of the boards too big for tables.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from tablebase.db.atlas import AtlasRows
+from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
 from tablebase.games.smallholder import Rules, all_rules, get_board
 from tablebase.games.sparro.rules import NAMED_VARIANTS
@@ -136,3 +139,23 @@ def compare_smallholder(store: TablebaseStore, board: str, rules_list: Sequence[
             "mean_moves": summary["moves"] / info.positions,
         })
     return {"board": board, "tables": tables, "position": compare_probes(answers)}
+
+
+#: Boards beyond the tables whose weak solutions the atlas page reports.
+WEAK_BOARDS = ("limping3", "hex4")
+
+
+def weak_first_player_results(store: TablebaseStore, boards: Sequence[str] = WEAK_BOARDS) -> list[dict[str, Any]]:
+    """Every weak-solve run stored in the file from the empty board of ``boards``: the
+    combination, the colour whose win it tries to prove, and its status (``proved``,
+    ``disproved``, or ``running`` / ``unknown`` with the progress made; never a guess)."""
+    results = []
+    for run in ProofStore(store).runs(game=GAME):
+        game = smallholder.game_for_rules_name(run.rules)
+        if game.board.name not in boards or run.root_key != game.canonical_key(game.start()):
+            continue
+        results.append({"board": game.board.name, "rules": game.rules.spec,
+                        "named": game.rules.name if game.rules.name != game.rules.spec else None,
+                        "goal": run.goal, "status": run.status, "settled": run.settled,
+                        "seconds": round(run.seconds, 1)})
+    return results

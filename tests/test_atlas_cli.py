@@ -255,3 +255,31 @@ def test_a_damaged_stored_row_is_an_error_not_a_figure(tmp_path: Path) -> None:
     result = run("atlas", "smallholder", "--stored-only", "--db", str(path), "--json")
     assert result.exit_code == 1
     assert "is damaged (it does not match its checksum)" in result.stderr
+
+
+def test_markdown_reports_stored_weak_solves_as_they_stand(tmp_path: Path) -> None:
+    from tablebase.db.proofs import ProofStore
+    from tablebase.games.smallholder import Smallholder
+
+    path = tmp_path / "weak.sqlite"
+    with TablebaseStore(path, create=True) as store:
+        smallholder_atlas(store, BOARD, combinations=all_rules()[:1])
+        proofs = ProofStore(store)
+        for board, status in (("hex4", "proved"), ("limping3", "running")):
+            game = Smallholder(board, "nibbler")
+            opened = proofs.open_run("smallholder", game.rules_name, game.format(game.start()), 0, "B", "test", 100)
+            store.db.execute("UPDATE proof_runs SET status = ?, settled = 1234 WHERE id = ?", [status, opened.id])
+        other = Smallholder("hex4", "stymie")
+        proofs.open_run("smallholder", other.rules_name, "not the start", 12345, "B", "test", 100)
+    page = tmp_path / "ATLAS.md"
+    result = run("atlas", "smallholder", "--stored-only", "--db", str(path), "--markdown", str(page), "-s")
+    assert result.exit_code == 0, result.output
+    text = page.read_text()
+    assert "| hex4 | " + RULESETS["nibbler"].spec + " | nibbler | Black wins (proved) | 1,234 |" in text
+    assert "| limping3 | " + RULESETS["nibbler"].spec + " | nibbler | unfinished (running): 1,234 nodes settled, no result |" in text
+    assert "stymie" not in text.split("weak solutions")[1]
+    empty = tmp_path / "empty.sqlite"
+    with TablebaseStore(empty, create=True) as store:
+        smallholder_atlas(store, BOARD, combinations=all_rules()[:1])
+    result = run("atlas", "smallholder", "--stored-only", "--db", str(empty), "--markdown", str(page), "-s")
+    assert "No weak solve of these boards is stored" in page.read_text()

@@ -1,6 +1,6 @@
 """Atlas sweep benchmark: every option combination of one board, resumable.
 
-Run:  python bench/bench_atlas.py --board hex3 --db PATH [--limit N] [--reverse]
+Run:  python bench/bench_atlas.py --board hex3 --db PATH [--limit N] [--reverse] [--named-first]
 Computes the atlas row of each combination not yet stored in PATH (see
 `solver/atlas.py`), storing each as soon as it is done, so a killed run continues
 with the rest when started again. One JSON object per line on stdout: each computed
@@ -20,7 +20,7 @@ import time
 
 from tablebase.db.atlas import AtlasRows
 from tablebase.db.store import TablebaseStore
-from tablebase.games.smallholder.options import all_rules
+from tablebase.games.smallholder.options import RULESETS, all_rules
 from tablebase.solver.atlas import VERSIONS, sweep
 
 GAME = "smallholder"
@@ -34,6 +34,7 @@ def main() -> None:
     parser.add_argument("--reverse", action="store_true",
                         help="take the combinations last first (a second run into the same file then "
                              "works from the other end)")
+    parser.add_argument("--named-first", action="store_true", help="take the five named rulesets first")
     args = parser.parse_args()
     load_before = os.getloadavg()
     started = time.perf_counter()
@@ -49,6 +50,9 @@ def main() -> None:
             rows.save(GAME, args.board, rules.spec, VERSIONS, row, seconds)
 
         combos = all_rules()[::-1] if args.reverse else all_rules()
+        if args.named_first:
+            named = set(RULESETS.values())
+            combos = [r for r in combos if r in named] + [r for r in combos if r not in named]
         if args.limit is not None:
             have = {r.rules for r in rows.all(GAME, args.board, VERSIONS)}
             combos = [r for r in combos if r.spec in have] + [r for r in combos if r.spec not in have][:args.limit]

@@ -102,7 +102,7 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
                            f"not computed yet (run without --stored-only to compute them)", err=True)
     if markdown:
         command = "tablebase atlas smallholder " + " ".join(f"--board {b}" for b in boards) \
-            + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "")
+            + (" --stored-only" if stored_only else "") + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "")
         Path(markdown).write_text(atlas_markdown(sections, command, weak, WEAK_BOARDS), encoding="utf-8")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 import time
 from importlib.metadata import version
 from typing import Any, Callable
@@ -75,6 +76,21 @@ db_option = click.option(
     show_default=True, help="Tablebase file (also settable with the TABLEBASE_DB environment variable).")
 silent_option = click.option("-s", "--silent", is_flag=True, help="No progress output on stderr.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per line).")
+
+
+def write_output(path: str, text: str) -> None:
+    """Write a file an option asked for: a missing folder, a directory or an unwritable
+    path is one line on stderr and exit status 1, never a traceback."""
+    target = Path(path)
+    if target.is_dir():
+        raise TablebaseError(f"cannot write {path!r}: it is a directory")
+    if not target.parent.is_dir():
+        raise TablebaseError(f"cannot write {path!r}: the folder {str(target.parent)!r} does not exist")
+    try:
+        target.write_text(text, encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise TablebaseError(f"cannot write {path!r}: {reason.lower()}") from None
 
 
 def show_progress(silent: bool) -> bool:

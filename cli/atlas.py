@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from tablebase.cli.app import atlas, compare, db_option, json_option, progress_printer, silent_option
+from tablebase.cli.app import (
+    atlas, compare, db_option, json_option, progress_printer, silent_option, write_output)
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (
@@ -41,10 +42,10 @@ Example:
               help="Compute nothing: show the stored rows and list the combinations not computed yet.")
 @db_option
 @json_option
-@click.option("--markdown", type=click.Path(dir_okay=False, writable=True),
+@click.option("--markdown", type=click.Path(),
               help="Also write the atlas page (all boards, with the pictures of --svg, and the first-player "
                    "results of the weak solves of limping3 and hex4 stored in the file) to this file.")
-@click.option("--svg", metavar="FILE", type=click.Path(dir_okay=False, writable=True),
+@click.option("--svg", metavar="FILE", type=click.Path(),
               help="Also draw the option grid into FILE and the game lengths into FILE-lengths.svg "
                    "(with several --board, FILE-BOARD.svg and FILE-BOARD-lengths.svg).")
 @silent_option
@@ -82,8 +83,8 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
             section = BoardAtlas(board, found.rows, [r.spec for r in found.missing])
             if svg:
                 grid, lengths = _picture_paths(svg, board, len(boards) > 1)
-                grid.write_text(option_grid_svg(board, found.rows), encoding="utf-8")
-                lengths.write_text(game_lengths_svg(board, found.rows), encoding="utf-8")
+                write_output(str(grid), option_grid_svg(board, found.rows))
+                write_output(str(lengths), game_lengths_svg(board, found.rows))
                 if markdown:
                     base = Path(markdown).resolve().parent
                     section = BoardAtlas(board, found.rows, section.missing,
@@ -103,7 +104,7 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     if markdown:
         command = "tablebase atlas smallholder " + " ".join(f"--board {b}" for b in boards) \
             + (" --stored-only" if stored_only else "") + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "")
-        Path(markdown).write_text(atlas_markdown(sections, command, weak, WEAK_BOARDS), encoding="utf-8")
+        write_output(markdown, atlas_markdown(sections, command, weak, WEAK_BOARDS))
 
 
 @atlas.command("sparro", epilog="""\b

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from tablebase.cli.app import db_option, main
+from tablebase.cli.app import db_option, main, write_output
 from tablebase.games.smallholder import DEFAULT_BOARD, RULESETS, DEFAULT_RULESET
 from tablebase.service.files import open_store
 from tablebase.service.proof import export_proof
@@ -38,7 +38,7 @@ Example:
               help="Custom options groups=...,adjacent=...,territory=...,capture=...")
 @click.option("--position", metavar="POSITION", default=None,
               help="Root of the weak solve (default: the empty board, Black to move).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--output", "-o", type=click.Path(), default=None,
               help="Write here instead of stdout; a name ending in .gz is compressed.")
 @db_option
 def export_smallholder(board: str, ruleset: str | None, spec: str | None, position: str | None,
@@ -59,4 +59,4 @@ def export_smallholder(board: str, ruleset: str | None, spec: str | None, positi
         with gzip.open(output, "wt", encoding="utf-8") as handle:
             handle.write(text)
     else:
-        Path(output).write_text(text, encoding="utf-8")
+        write_output(output, text)

@@ -11,6 +11,7 @@ import click
 
 from tablebase.cli.app import (
     CONTEXT_SETTINGS,
+    write_output,
     TablebaseError,
     _Group,
     db_option,
@@ -90,7 +91,7 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
         stored = service.generate_into(store, game, label, count, min_depth, max_depth, seed, max_games, source,
                                        progress_printer(silent))
     for puzzle in stored:
-        click.echo(json.dumps(puzzle.as_json()) if as_json else
+        click.echo(json.dumps(service.puzzle_json(puzzle)) if as_json else
                    f"#{puzzle.id}  depth {puzzle.depth:2d}  grade {puzzle.grade}  {puzzle.position}")
     if len(stored) < count:
         click.echo(f"found {len(stored)} of {count} puzzles in {max_games} games; widen the depths or add --max-games",
@@ -123,7 +124,7 @@ def list_command(game: str | None, rules: str | None, min_depth: int | None, max
     with open_store(db_path) as store:
         found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
     for p in found:
-        click.echo(json.dumps(p.as_json()) if as_json else
+        click.echo(json.dumps(service.puzzle_json(p)) if as_json else
                    f"#{p.id}\t{p.game}\t{p.rules}\tdepth {p.depth}\tgrade {p.grade}\t{p.position}")
 
 
@@ -139,7 +140,7 @@ def show_command(puzzle_id: int, db_path: str, as_json: bool) -> None:
     with open_store(db_path) as store:
         puzzle = service.get(store, puzzle_id)
     if as_json:
-        click.echo(json.dumps({**puzzle.as_json(), "tree": puzzle.tree}))
+        click.echo(json.dumps(service.puzzle_json(puzzle, tree=True)))
         return
     description = describe(puzzle.game)
     game = description.rules(puzzle.rules)
@@ -158,7 +159,7 @@ Example:
 @_filters
 @click.option("--format", "fmt", type=click.Choice(["tsv", "html"]), default="tsv", show_default=True,
               help="Tab-separated text, or an HTML sheet with a picture per puzzle.")
-@click.option("--output", type=click.Path(dir_okay=False, writable=True), help="File to write (default: stdout).")
+@click.option("--output", type=click.Path(), help="File to write (default: stdout).")
 @db_option
 def export_command(game: str | None, rules: str | None, min_depth: int | None, max_depth: int | None,
                    grade: int | None, limit: int | None, fmt: str, output: str | None, db_path: str) -> None:
@@ -168,7 +169,7 @@ def export_command(game: str | None, rules: str | None, min_depth: int | None, m
         found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
     text = service.export_tsv(found) if fmt == "tsv" else service.export_html(found)
     if output:
-        Path(output).write_text(text)
+        write_output(output, text)
         click.echo(f"wrote {len(found)} puzzles to {output}", err=True)
     else:
         click.echo(text, nl=False)

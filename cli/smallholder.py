@@ -10,10 +10,11 @@ import click
 
 from tablebase.cli.app import (
     answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option, show,
-    silent_option, solve, weak_progress)
+    silent_option, solve, weak_progress, write_output)
 from tablebase.service.files import open_store
 from tablebase.games.smallholder import BLACK, DEFAULT_BOARD, DEFAULT_RULESET, RULESETS, Position, Rules, all_rules, get_board
 from tablebase.render.text import moves_line
+from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
 from tablebase.service.proof import DEFAULT_JOB_BUDGET, DEFAULT_LEAF_SOLVER, LEAF_SOLVERS, weak_solve_into
 from tablebase.service.smallholder import DESCRIPTION, SOLVE_BOARD, game_of, read, replay, rules_of, solve_into
@@ -37,7 +38,7 @@ _unreachable_option = click.option("--allow-unreachable", is_flag=True,
 @_ruleset_option
 @_rules_option
 @_unreachable_option
-@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
+@click.option("--svg", "svg_path", type=click.Path(),
               help="Also draw the position as an SVG picture into this file.")
 def show_smallholder(position: str | None, board: str | None, ruleset: str | None, spec: str | None,
                      allow_unreachable: bool, svg_path: str | None) -> None:
@@ -56,7 +57,7 @@ def show_smallholder(position: str | None, board: str | None, ruleset: str | Non
     game, pos = read(position, board, rules_of(ruleset, spec), allow_unreachable)
     click.echo(DESCRIPTION.text(game, pos))
     if svg_path:
-        Path(svg_path).write_text(DESCRIPTION.svg(game, pos), encoding="utf-8")
+        write_output(svg_path, DESCRIPTION.svg(game, pos))
 
 
 @moves.command("smallholder")
@@ -194,8 +195,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     with open_store(db_path, create=True) as store:
         for rules in rules_list:
             info = solve_into(store, board, rules, progress=progress_printer(silent), force=force)
-            summary = {"game": DESCRIPTION.name, "rules": info.rules, **info.summary, "positions": info.positions,
-                       "seconds": round(info.seconds, 2), "checksum": info.checksum}
+            summary = solve_json(info)
             if as_json:
                 click.echo(json.dumps(summary))
             else:

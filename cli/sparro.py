@@ -9,6 +9,7 @@ import click
 
 from tablebase.cli.app import (
     answer_positions,
+    write_output,
     db_option,
     json_option,
     moves,
@@ -22,6 +23,7 @@ from tablebase.cli.app import (
 )
 from tablebase.service.files import open_store
 from tablebase.games.sparro import NAMED_VARIANTS, VARIANTS
+from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
 from tablebase.service.sparro import DESCRIPTION, solve_into
 
@@ -48,14 +50,14 @@ Example:
     tablebase show sparro 'RRR.BB....../......../....' --svg line.svg --faces""")
 @click.argument("position", default=START_TEXT)
 @variant_option
-@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
+@click.option("--svg", "svg_path", type=click.Path(),
               help="Also draw the position as an SVG picture into this file.")
 @click.option("--faces", is_flag=True, help="With --svg: add the four faces unfolded, completed lines marked.")
 def show_sparro(position: str, variant: str, svg_path: str | None, faces: bool) -> None:
     game, pos = DESCRIPTION.read(position, variant=variant)
     click.echo(DESCRIPTION.text(game, pos))
     if svg_path:
-        Path(svg_path).write_text(DESCRIPTION.svg(game, pos, faces=faces), encoding="utf-8")
+        write_output(svg_path, DESCRIPTION.svg(game, pos, faces=faces))
 
 
 def moves_text(answer: dict) -> str:
@@ -114,8 +116,7 @@ def solve_sparro(variant: str, db_path: str, silent: bool, as_json: bool, force:
     with open_store(db_path, create=True) as store:
         for name in _variants(variant):
             info = solve_into(store, name, progress=progress_printer(silent), force=force)
-            summary = {"game": GAME, "variant": name, **info.summary, "positions": info.positions,
-                       "seconds": round(info.seconds, 2), "checksum": info.checksum}
+            summary = solve_json(info)
             if as_json:
                 click.echo(json.dumps(summary))
             else:

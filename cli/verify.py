@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from tablebase.cli.app import db_option, json_option, main, progress_printer, silent_option
+from tablebase.cli.app import db_option, json_option, main, progress_printer, silent_option, write_output
 from tablebase.service.files import open_store
 from tablebase.render.markdown import claims_markdown
 from tablebase.service.smallholder import rules_of
@@ -33,7 +33,7 @@ Example:
                    "the nibbler values).")
 @db_option
 @json_option
-@click.option("--markdown", "markdown", type=click.Path(dir_okay=False, writable=True),
+@click.option("--markdown", "markdown", type=click.Path(),
               help="Also write the report as Markdown to this file.")
 @silent_option
 def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], db_path: str, as_json: bool,
@@ -53,7 +53,8 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], db_path: 
     With --rules the same claims are checked for the combinations given: each one's
     first-player claim, and with two or more their comparison.
 
-    With --json: a list of {"id", "claim", "verdict", "evidence", "summary"}.
+    With --json: one object per claim and line: {"id", "claim", "verdict", "evidence",
+    "summary"}.
     """
     if specs and game != "smallholder":
         raise click.UsageError("--rules chooses Smallholder combinations: use 'tablebase verify smallholder --rules ...'")
@@ -61,9 +62,10 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], db_path: 
     with open_store(db_path, create=True) as store:
         claims = verify_claims(store, game, progress_printer(silent), boards or SMALLHOLDER_BOARDS, rules)
     if markdown:
-        Path(markdown).write_text(claims_markdown(claims))
+        write_output(markdown, claims_markdown(claims))
     if as_json:
-        click.echo(json.dumps([c.as_json() for c in claims], indent=1))
+        for c in claims:
+            click.echo(json.dumps(c.as_json()))
         return
     for c in claims:
         click.echo(f"[{c.verdict}] {c.id}: {c.claim}")

@@ -66,6 +66,13 @@ def solution_names(puzzle: StoredPuzzle) -> list[str]:
     return [game.move_name(m) for m in puzzle.main_line]
 
 
+def puzzle_json(puzzle: StoredPuzzle, tree: bool = False) -> dict[str, Any]:
+    """The object `puzzles list --json` prints (`puzzles show --json` adds the ``tree``):
+    the solution as cell indices and, beside it, as move names."""
+    answer = {**puzzle.as_json(), "solution_names": solution_names(puzzle)}
+    return {**answer, "tree": puzzle.tree} if tree else answer
+
+
 def export_tsv(found: list[StoredPuzzle]) -> str:
     rows = ["\t".join(TSV_COLUMNS)]
     rows += ["\t".join([str(p.id), p.game, p.rules, p.position, " ".join(map(str, p.main_line)), str(p.depth),

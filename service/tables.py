@@ -80,3 +80,11 @@ def solved_lookup(store: TablebaseStore, description: GameDescription, game: Any
         raise ServiceError(why)
     table = description.solve(store, game, progress)
     return table_lookup(store, description, table)
+
+
+def solve_json(table: TableInfo) -> dict[str, Any]:
+    """The object `solve --json` prints for a solved table (both games): game, rules, the
+    solver's summary (``edges`` counts the move graph's edges), positions, seconds, checksum."""
+    summary = {("edges" if key == "moves" else key): value for key, value in table.summary.items()}
+    return {"game": table.game, "rules": table.rules, **summary, "positions": table.positions,
+            "seconds": round(table.seconds, 2), "checksum": table.checksum}

@@ -186,7 +186,7 @@ def test_verify_custom_rules(atlas_db: Path) -> None:
     result = run("verify", "smallholder", "--board", BOARD, "--rules", spec, "--rules", "nibbler",
                  "--db", str(atlas_db), "--json", "-s")
     assert result.exit_code == 0, result.output
-    claims = json.loads(result.stdout)
+    claims = [json.loads(line) for line in result.stdout.splitlines()]  # one claim per line
     assert [c["id"] for c in claims] == [f"smallholder-first-player:{spec}:{BOARD}",
                                          f"smallholder-first-player:nibbler:{BOARD}", f"smallholder-rulesets:{BOARD}"]
     row = atlas_row(BOARD, all_rules()[[r.spec for r in all_rules()].index(spec)])

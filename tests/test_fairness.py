@@ -112,7 +112,7 @@ def test_verify_cli_json_and_markdown(tables, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["verify", "sparro", "--db", str(tables.store.path), "--json",
                                        "--markdown", str(markdown)])
     assert result.exit_code == 0, result.output
-    claims = json.loads(result.stdout)
+    claims = [json.loads(line) for line in result.stdout.splitlines()]  # one claim per line
     assert [c["id"] for c in claims] == ["sparro-compensation", "sparro-mirror", "sparro-first-move-rule"]
     assert all(set(c) == {"id", "claim", "verdict", "evidence", "summary"} for c in claims)
     assert all(c["verdict"] in (HOLDS, FAILS, PARTLY) for c in claims)
@@ -237,7 +237,7 @@ def test_verify_smallholder_cli_json_ids_and_markdown(smallholder_tables, tmp_pa
     result = CliRunner().invoke(main, ["verify", "smallholder", "--board", LIMPING2, "--db",
                                        str(smallholder_tables.store.path), "--json", "--markdown", str(markdown)])
     assert result.exit_code == 0, result.output
-    claims = json.loads(result.stdout)
+    claims = [json.loads(line) for line in result.stdout.splitlines()]  # one claim per line
     assert [c["id"] for c in claims] == (
         [f"smallholder-first-player:{r}:{LIMPING2}" for r in RULESETS] + [f"smallholder-rulesets:{LIMPING2}"])
     assert all(set(c) == {"id", "claim", "verdict", "evidence", "summary"} for c in claims)

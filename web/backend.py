@@ -21,6 +21,7 @@ from tablebase.service import puzzles as puzzle_service
 from tablebase.service.errors import USER_ERRORS as SERVICE_ERRORS
 from tablebase.service.errors import IllegalMoveError, NotInTable, NotSolved
 from tablebase.service.games import describe
+from tablebase.service.puzzles import puzzle_json
 from tablebase.service.verify import stored_claims
 
 __all__ = ["USER_ERRORS", "BadRequest", "Explorer", "error_line", "is_missing_table"]
@@ -114,12 +115,12 @@ class Explorer:
     def puzzles(self, game: str | None = None, rules: str | None = None, grade: int | None = None,
                 limit: int | None = None) -> list[dict[str, Any]]:
         """What `tablebase puzzles list --json` prints, one dict per puzzle."""
-        return [p.as_json() for p in self._tablebase().puzzles(game, rules, grade=grade, limit=limit)]
+        return [puzzle_json(p) for p in self._tablebase().puzzles(game, rules, grade=grade, limit=limit)]
 
     def puzzle(self, puzzle_id: int) -> dict[str, Any]:
         """What `tablebase puzzles show ID --json` prints (the solution tree included)."""
         found = puzzle_service.get(self._tablebase().store, puzzle_id)
-        return {**found.as_json(), "tree": found.tree}
+        return puzzle_json(found, tree=True)
 
     def fairness(self) -> dict[str, Any]:
         """The claims `tablebase verify --json` prints, for the tables the file holds

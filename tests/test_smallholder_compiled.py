@@ -175,5 +175,11 @@ def test_expand_keys_on_many_positions_is_the_scalar_rules() -> None:
         black, white, white_to_move = compiled.unpack_key(np.uint64(key), 12)
         count = compiled.children(black, white, white_to_move, t, cells, blacks, whites)
         expected += [int(compiled.canonical_key(blacks[k], whites[k], not white_to_move, t)) for k in range(count)]
-    assert len(keys) > 20_000 and int(counts.sum()) == len(expected)
+    assert int(counts.sum()) == len(expected)
     assert child_keys.tolist() == expected
+    # the parallel path (large arrays) gives the same as the serial one
+    many = np.concatenate([keys] * (1 + compiled._PARALLEL_KEYS // len(keys)))
+    counts_many, child_many = compiled.expand_keys(many, t)
+    assert len(many) >= compiled._PARALLEL_KEYS
+    assert counts_many.tolist() == counts.tolist() * (len(many) // len(keys))
+    assert child_many.tolist() == expected * (len(many) // len(keys))

@@ -80,8 +80,8 @@ Whole arrays (``keys``: uint64 arrays of `pack_key` keys, boards of up to 31 cel
     `legal_moves` of every key.
 ``expand_keys(keys, t) -> (int32[], uint64[])``
     Every key's children: ``counts[i]`` moves of ``keys[i]``, and the canonical keys of
-    all the children, parent by parent (each parent's by ascending cell). Runs on every
-    core numba is given (``NUMBA_NUM_THREADS``), in blocks of positions.
+    all the children, parent by parent (each parent's by ascending cell). Arrays of
+    65,536 keys or more run on every core numba is given (``NUMBA_NUM_THREADS``).
 ``expand(movers, waiters, t) -> (int64[], int64[], uint64[], uint64[])``
     For arrays of positions given as the side to move's and the other side's stones
     (any board up to 64 cells): every move as (index of its position, cell, the
@@ -124,6 +124,8 @@ _LOSS = -1  # tablebase.games.base.LOSS (games/ modules import nothing else of o
 _MAX_CHUNK_BITS = 10
 #: Positions per parallel work item of the whole-array kernels.
 _BLOCK = 4096
+#: Arrays of fewer keys are expanded on one core (thread start-up would cost more).
+_PARALLEL_KEYS = 1 << 16
 
 U64 = np.uint64
 _ZERO = U64(0)
@@ -616,6 +618,39 @@ def _grown(array, size):  # type: ignore[no-untyped-def]
     return bigger
 
 
+@njit(cache=True)
+def _expand_keys_serial(keys, t):  # type: ignore[no-untyped-def]
+    """`expand_keys` in one pass on one core (for small arrays: starting threads costs more)."""
+    n = t.n
+    w = np.empty(_W_SIZE, dtype=np.uint64)
+    cells = np.empty(n, dtype=np.int64)
+    movers = np.empty(n, dtype=np.uint64)
+    waiters = np.empty(n, dtype=np.uint64)
+    counts = np.empty(len(keys), dtype=np.int32)
+    out = np.empty(4 * len(keys) + n, dtype=np.uint64)
+    total = 0
+    for i in range(len(keys)):
+        black, white, white_to_move = unpack_key(keys[i], n)
+        own, enemy = _sides(black, white, white_to_move)
+        count = _children_into(own, enemy, t, w, cells, movers, waiters)
+        counts[i] = count
+        if total + count > len(out):
+            out = _grown(out, total + count)
+        _canonical_children(movers, waiters, count, white_to_move, t, out, total)
+        total += count
+    return counts, out[:total].copy()
+
+
+@njit(cache=True)
+def _canonical_children(movers, waiters, count, white_to_move, t, out, at):  # type: ignore[no-untyped-def]
+    """The canonical keys of ``count`` children (stones of the mover, the waiter) into ``out[at:]``."""
+    for k in range(count):
+        if white_to_move:
+            out[at + k] = canonical_key(waiters[k], movers[k], False, t)
+        else:
+            out[at + k] = canonical_key(movers[k], waiters[k], True, t)
+
+
 @njit(cache=True, parallel=True)
 def _move_counts(keys, t):  # type: ignore[no-untyped-def]
     counts = np.empty(len(keys), dtype=np.int32)
@@ -641,16 +676,13 @@ def _child_keys_into(keys, t, offsets, out):  # type: ignore[no-untyped-def]
             black, white, white_to_move = unpack_key(keys[i], n)
             own, enemy = _sides(black, white, white_to_move)
             count = _children_into(own, enemy, t, w, cells, movers, waiters)
-            at = offsets[i]
-            for k in range(count):
-                if white_to_move:
-                    out[at + k] = canonical_key(waiters[k], movers[k], False, t)
-                else:
-                    out[at + k] = canonical_key(movers[k], waiters[k], True, t)
+            _canonical_children(movers, waiters, count, white_to_move, t, out, offsets[i])
 
 
 @njit(cache=True)
 def expand_keys(keys, t):  # type: ignore[no-untyped-def]
+    if len(keys) < _PARALLEL_KEYS:
+        return _expand_keys_serial(keys, t)
     # two passes (count, then fill each parent's slots), so that both run in parallel
     counts = _move_counts(keys, t)
     offsets = np.empty(len(keys) + 1, dtype=np.int64)

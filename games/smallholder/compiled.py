@@ -27,7 +27,7 @@ Tables
 Canonical form
     Symmetries never swap colours. The canonical image of ``(black, white)`` is the one
     of its images under the board's symmetries that is smallest comparing ``white``
-    first and ``black` second (as unsigned integers). On boards of up to 31 cells this
+    first and ``black`` second (as unsigned integers). On boards of up to 31 cells this
     is exactly the image with the smallest key ``black | white << n | white_to_move <<
     2n`` (`Smallholder.canonical_key`), so `canonical_key` equals the reference's; on
     bigger boards, where a key does not fit 64 bits, the pair is the canonical form.

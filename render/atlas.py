@@ -359,7 +359,8 @@ def atlas_markdown(sections: Sequence[BoardAtlas], command: str,
     if weak_boards:
         lines += ["", f"## {' and '.join(weak_boards)}: weak solutions", "",
                   "Too big for tables: a weak solve (proof-number search from the empty board) proves or "
-                  "disproves a first-player win without valuing every position."]
+                  "disproves a first-player win without valuing every position (how, and the runs' "
+                  "progress: docs/distributed.md)."]
         if weak:
             lines += ["", "| board | rules | named | result | nodes settled | seconds |", "|---|---|---|---|---|---|"]
             lines += [f"| {r['board']} | {r['rules']} | {r['named'] or ''} | {_weak_claim(r)} | {r['settled']:,} "

@@ -17,7 +17,7 @@ from tablebase.render.text import moves_line
 from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
 from tablebase.service.proof import DEFAULT_JOB_BUDGET, DEFAULT_LEAF_SOLVER, LEAF_SOLVERS, weak_solve_into
-from tablebase.service.smallholder import DESCRIPTION, SOLVE_BOARD, game_of, read, replay, rules_of, solve_into
+from tablebase.service.smallholder import DEFAULT_SEARCH_SECONDS, DESCRIPTION, SOLVE_BOARD, game_of, read, replay, rules_of, solve_into
 
 
 _board_option = click.option("--board", "board", metavar="B", default=None,
@@ -222,22 +222,28 @@ Example:
 @db_option
 @json_option
 @click.option("--search", "use_search", is_flag=True,
-              help="Answer by a bounded exact search from the rules alone instead of the tablebase.")
+              help="Answer by the exact search from the rules alone even where the tablebase holds the rules.")
 @click.option("--budget", type=click.IntRange(min=1), default=DESCRIPTION.search_budget, show_default=True,
               help="Positions the search may explore per probed position.")
+@click.option("--time", "seconds", type=click.FloatRange(min=0), default=DEFAULT_SEARCH_SECONDS, show_default=True,
+              help="Wall-clock seconds the search may take per probed position ('unknown' after that).")
 @_unreachable_option
 @pv_option
+@silent_option
 def probe_smallholder(position: str | None, board: str | None, ruleset: str | None, spec: str | None,
-                      db_path: str, as_json: bool, use_search: bool, budget: int, allow_unreachable: bool, show_pv: bool) -> None:
+                      db_path: str, as_json: bool, use_search: bool, budget: int, seconds: float,
+                      allow_unreachable: bool, show_pv: bool, silent: bool) -> None:
     """The exact value and remoteness of a Smallholder POSITION (or of each stdin line
     with '-') and of every legal move, best move first.
 
     Values are for the side to move: 'win', 'loss' or 'draw' (endless play, no
     remoteness); a move's value is for the player who makes it. Remoteness counts plies
     to the end, the winner hurrying and the loser holding out. Without --search the
-    answer comes from the tablebase, and a position it does not hold is an error. With
-    --search every position reachable from POSITION is explored (up to --budget) and
-    solved exactly; past the budget the value is 'unknown'. Default POSITION: the
+    answer comes from the tablebase; rules it does not hold (every hex4 ruleset, or no
+    tablebase file at all) are answered by the exact search ("source": "search");
+    --search forces it. The search is exact (draws from cycles included) and stops at
+    --time seconds or --budget positions, answering 'unknown'; progress goes to
+    stderr. Default POSITION: the
     empty --board (default hex4). --pv adds the principal variation to the text (a
     drawn line stops where it repeats). JSON: {"position", "to_move", "rules", "source"
     ("table" or "search"), "value", "remoteness", "moves": [{"cell", "name", "value",
@@ -248,10 +254,12 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
 
     options: dict[str, Any] = {"board": board, "ruleset": ruleset, "rules": spec,
                                "allow_unreachable": allow_unreachable}
-    if use_search:
-        answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, **options)
+    search: dict[str, Any] = {"budget": budget, "seconds": seconds, "progress": progress_printer(silent),
+                              "fallback": True}
+    if use_search or not Path(db_path).exists():
+        answers = probe_answers(DESCRIPTION, None, search=use_search, **search, **options)
         answer_positions(text, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
         return
     with open_store(db_path) as store:
-        answers = probe_answers(DESCRIPTION, store, **options)
+        answers = probe_answers(DESCRIPTION, store, **search, **options)
         answer_positions(text, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)

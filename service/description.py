@@ -38,6 +38,8 @@ class GameDescription(ABC):
     searchable: bool
     #: the node budget of a probe by search
     search_budget: int
+    #: answer a position no usable table holds by search instead of an error
+    search_without_table: bool = False
 
     @property
     def versions(self) -> tuple[str, str, str]:
@@ -80,8 +82,11 @@ class GameDescription(ABC):
         """The command line that solves ``game``'s table."""
 
     @abstractmethod
-    def search_lookup(self, game: Any, budget: int) -> Lookup:
-        """Exact outcomes by search from the rules alone (None past the budget)."""
+    def search_lookup(self, game: Any, budget: int, seconds: float | None = None,
+                      progress: Progress | None = None) -> Lookup:
+        """Exact outcomes by search from the rules alone (None past the budget:
+        ``budget`` positions, ``seconds`` of wall-clock time where the game's search
+        takes a time bound)."""
 
     @abstractmethod
     def images(self, game: Any, pos: Any) -> Iterable[tuple[Any, Sequence[int]]]:

@@ -8,7 +8,8 @@ from typing import Any, Callable, Generic, TypeVar
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import Game
 from tablebase.service.description import GameDescription
-from tablebase.service.errors import NotationError
+from tablebase.service.errors import NotationError, ServiceError
+from tablebase.service.progress import Progress
 from tablebase.service.tables import stored_lookup
 from tablebase.solver.probe import Lookup, NotInTable, ProbeResult, probe as probe_position, probe_many
 
@@ -42,10 +43,15 @@ class ProbeAnswers(Generic[P]):
         try:
             result = probe_position(game, pos, lookup, self.unknown)
         except NotInTable:
-            if not self.answer_unknown:
+            if not (self.answer_unknown or self.source_of(game) == "search"):
                 raise
-            return unknown_json(game, pos, self.source)
+            return unknown_json(game, pos, self.source_of(game))
         return self.answer(game, result, principal_variations(game, [pos], lookup)[0])
+
+    def source_of(self, game: Game[P]) -> str:
+        """Where ``game``'s values come from ("table" or "search")."""
+        per_game = getattr(self.lookup_for, "source", None)
+        return per_game(game) if per_game is not None else self.source
 
     def many(self, texts: list[str]) -> list[dict | Exception]:
         results: list[dict | Exception] = []
@@ -67,12 +73,13 @@ class ProbeAnswers(Generic[P]):
                 results[i] = self.answer(game, found, line)
             for (i, pos), missing in zip(items, probed):
                 if isinstance(missing, NotInTable):
-                    results[i] = unknown_json(game, pos, self.source) if self.answer_unknown else missing
+                    searched = self.answer_unknown or self.source_of(game) == "search"
+                    results[i] = unknown_json(game, pos, self.source_of(game)) if searched else missing
         return results
 
     def answer(self, game: Game[P], result: ProbeResult[P], pv: list[str]) -> dict:
         """The probe JSON of one position: see `probe_json`."""
-        return probe_json(game, result, self.source, pv)
+        return probe_json(game, result, self.source_of(game), pv)
 
 
 def probe_json(game: Game[P], result: ProbeResult[P], source: str, pv: list[str]) -> dict:
@@ -143,32 +150,53 @@ class Lookups:
     usable stored table (the version policy applies)."""
 
     def __init__(self, description: GameDescription, store: TablebaseStore | None, search: bool,
-                 budget: int | None = None) -> None:
-        if store is None and not search:
+                 budget: int | None = None, seconds: float | None = None, progress: Progress | None = None,
+                 fallback: bool = False) -> None:
+        #: search rules no usable table holds, where the game's description allows it
+        self.fallback = fallback and description.search_without_table
+        if store is None and not search and not self.fallback:
             raise ValueError("a table lookup needs a store")
         self.description = description
         self.store = store
         self.search = search
         self.budget = budget or description.search_budget
+        self.seconds = seconds
+        self.progress = progress
         self.made: dict[str, Lookup] = {}
+        self.sources: dict[str, str] = {}
 
     def __call__(self, game: Any) -> Lookup:
         if game.rules_name not in self.made:
-            if self.search:
-                self.made[game.rules_name] = self.description.search_lookup(game, self.budget)
-            else:
-                assert self.store is not None
-                self.made[game.rules_name] = stored_lookup(self.store, self.description, game)
+            lookup: Lookup | None = None
+            if not self.search and self.store is not None:
+                try:
+                    lookup = stored_lookup(self.store, self.description, game)
+                except ServiceError:
+                    if not self.fallback:
+                        raise
+            self.sources[game.rules_name] = "table" if lookup is not None else "search"
+            if lookup is None:
+                lookup = self.description.search_lookup(game, self.budget, self.seconds, self.progress)
+            self.made[game.rules_name] = lookup
         return self.made[game.rules_name]
+
+    def source(self, game: Any) -> str:
+        """Where ``game``'s answers come from: "table" or "search"."""
+        self(game)
+        return self.sources[game.rules_name]
 
 
 def probe_answers(description: GameDescription, store: TablebaseStore | None, search: bool = False,
-                  budget: int | None = None, **options: Any) -> ProbeAnswers:
+                  budget: int | None = None, seconds: float | None = None, progress: Progress | None = None,
+                  fallback: bool = False, **options: Any) -> ProbeAnswers:
     """Probe answers for position texts of one game under ``options`` (see
-    `GameDescription.read`), from ``store``'s tables or, with ``search``, by search
-    (a search out of budget answers "unknown")."""
+    `GameDescription.read`), from ``store``'s tables or, with ``search`` (or
+    ``fallback``, for rules no usable table holds, where the game's description allows
+    it), by search within ``budget`` positions and ``seconds`` (a search out of budget
+    answers "unknown"); each answer's "source" says which."""
 
     def parse(text: str) -> tuple[Any, Any]:
         return description.read(text, **options)
 
-    return ProbeAnswers(parse, Lookups(description, store, search, budget), answer_unknown=search)
+    lookups = Lookups(description, store, search, budget, seconds, progress, fallback)
+    return ProbeAnswers(parse, lookups, answer_unknown=search)

@@ -20,10 +20,13 @@ from tablebase.render.text import smallholder_moves, smallholder_text
 from tablebase.service.description import GameDescription
 from tablebase.service.errors import ServiceError
 from tablebase.service import tables
-from tablebase.service.progress import Progress, report
+from tablebase.service.progress import Progress, ProgressEvent, report
 from tablebase.solver.probe import Lookup
 from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS, MAX_MASK_CELLS
-from tablebase.solver.smallholder_search import DEFAULT_NODE_BUDGET, ArrayLocalSearch, LocalSearch
+from tablebase.solver.smallholder_exact import MAX_CELLS as EXACT_MAX_CELLS
+from tablebase.solver.smallholder_exact import Budget, ExactSearch
+from tablebase.solver.smallholder_exact import search_lookup as exact_lookup
+from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 from tablebase.solver.smallholder_solve import (
     PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, pack_results, solve_ruleset, stone_counts, unpack_results)
 
@@ -143,6 +146,12 @@ def _solve_locked(store: TablebaseStore, game: Smallholder, rules: Rules, progre
     return store.finish_table(table.id, time.perf_counter() - started, summary)
 
 
+#: Default node budget of a search probe (the time bound usually comes first).
+EXACT_NODE_BUDGET = 200_000_000
+#: Default wall-clock bound of a search probe, in seconds.
+DEFAULT_SEARCH_SECONDS = 30.0
+
+
 class SmallholderDescription(GameDescription):
     name = GAME
     colours = (BLACK, WHITE)
@@ -152,7 +161,9 @@ class SmallholderDescription(GameDescription):
     payload_dtype = PAYLOAD_DTYPE
     # custom rulesets can have cycles, which the alpha-beta search does not handle
     searchable = False
-    search_budget = DEFAULT_NODE_BUDGET
+    search_budget = EXACT_NODE_BUDGET
+    #: a position no table holds is answered by the exact search
+    search_without_table = True
 
     def rules(self, label: str) -> Smallholder:
         return game_for_rules_name(label)
@@ -185,10 +196,14 @@ class SmallholderDescription(GameDescription):
         choice = f"--ruleset {game.rules.name}" if game.rules.name in RULESETS else f"--rules {game.rules.spec}"
         return f"tablebase solve smallholder --board {game.board.name} {choice}"
 
-    def search_lookup(self, game: Smallholder, budget: int) -> Lookup:
-        # the array rules are faster; the engine's own search covers the boards they cannot hold
+    def search_lookup(self, game: Smallholder, budget: int, seconds: float | None = None,
+                      progress: Progress | None = None) -> Lookup:
+        if game.board.size <= EXACT_MAX_CELLS:
+            # the pruning exact search (its table lives on in the process between probes)
+            return exact_lookup(exact_search(game), Budget(seconds, budget), search_progress(game, progress))
+        # hex5 and larger: the subgraph method on the rules engine
         search = ArrayLocalSearch if game.board.size <= MAX_MASK_CELLS else LocalSearch
-        return search(game, node_budget=budget).outcomes  # type: ignore[return-value]
+        return search(game, node_budget=budget, time_budget=seconds).outcomes  # type: ignore[return-value]
 
     def images(self, game: Smallholder, pos: Position) -> Iterable[tuple[Position, Sequence[int]]]:
         return symmetry_images(game, pos)
@@ -220,3 +235,22 @@ def stored_lookup(store: TablebaseStore, game: Smallholder) -> Lookup:
 def solved_lookup(store: TablebaseStore, game: Smallholder, progress: Progress | None = None) -> Lookup:
     """A lookup into ``game``'s table, solving it first if it is not stored yet."""
     return tables.solved_lookup(store, DESCRIPTION, game, progress)
+
+
+
+@cache
+def exact_search(game: Smallholder) -> ExactSearch:
+    """One exact search per rules object and process: what it proves stays in its table."""
+    return ExactSearch(game)
+
+
+def search_progress(game: Smallholder, progress: Progress | None) -> Callable[[int, int, str], None] | None:
+    """The search's progress callback as `ProgressEvent`s (about once a second)."""
+    if progress is None:
+        return None
+    callback = progress
+
+    def report_search(nodes: int, depth: int, line: str) -> None:
+        callback(ProgressEvent(f"search {game.rules_name}", f"{nodes:,} positions, depth {depth}"))
+
+    return report_search

@@ -65,7 +65,9 @@ class SparroDescription(GameDescription):
     def solve_command(self, game: Sparro) -> str:
         return f"tablebase solve sparro --variant {game.variant}"
 
-    def search_lookup(self, game: Sparro, budget: int) -> Lookup:
+    def search_lookup(self, game: Sparro, budget: int, seconds: float | None = None,
+                      progress: Progress | None = None) -> Lookup:
+        # the Sparro search is bounded by positions only (it is quick: 24 cells)
         return search_lookup(game, budget)
 
     def images(self, game: Sparro, pos: SparroPosition) -> Iterable[tuple[SparroPosition, Sequence[int]]]:

@@ -219,11 +219,28 @@ class ExactSearch:
         outcome = moves[0].outcome if moves else Outcome(LOSS, 0)
         return Analysis(game.format(pos), pos.to_move, outcome, moves, nodes, seconds, len(moves))
 
-    def outcomes(self, keys: Sequence[int]) -> list[Outcome | None]:
-        """Exact outcomes of canonical game keys (the `solver.probe.Lookup` signature),
-        within the budget of the last `start` call... unbounded here."""
-        out: list[Outcome | None] = []
-        for key in keys:
-            pos = self.game.from_key(key)
-            out.append(self.solve(pos))
-        return out
+
+def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None = None
+                  ) -> Callable[[Sequence[int]], list[Outcome | None]]:
+    """A `solver.probe.Lookup` answering canonical game keys by ``search``; ``budget``
+    holds for each call as a whole (a probe: a position and its children, which are
+    searched first so the position itself comes from their results). Past the budget
+    the remaining keys are None (unknown)."""
+
+    def lookup(keys: Sequence[int]) -> list[Outcome | None]:
+        search._start(budget, progress)
+        found: dict[int, Outcome | None] = {}
+        for key in reversed(keys):
+            if key in found:
+                continue
+            pos = search.game.from_key(key)
+            if not search.game.moves(pos):
+                found[key] = Outcome(LOSS, 0)
+                continue
+            score = search.score(pos)
+            found[key] = None if score is None else outcome_of_score(score)
+            if score is None:
+                break
+        return [found.get(key) for key in keys]
+
+    return lookup

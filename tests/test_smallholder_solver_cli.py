@@ -117,12 +117,19 @@ def test_probe_batch(db: Path) -> None:
     assert "error" in lines[1] and lines[1]["position"] == "not a position"
 
 
-def test_probe_unsolved_table_is_an_error(db: Path) -> None:
-    result = run("probe", "smallholder", START, "--rules", "territory=hull", "--db", str(db))
-    assert result.exit_code == 1
-    assert "is not solved" in result.output and "--search" in result.output
-    result = run("probe", "smallholder", "--db", str(db))
-    assert result.exit_code == 1 and "hex4 is too big" in result.output
+def test_probe_without_a_table_searches(db: Path) -> None:
+    """Rules the file does not hold (an unsolved combination, any hex4 ruleset) are
+    answered by the exact search, which says so; past --time the answer is unknown."""
+    result = run("probe", "smallholder", START, "--rules", "territory=hull", "--db", str(db), "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["source"] == "search" and answer["value"] in ("win", "loss")
+    forced = json.loads(run("probe", "smallholder", START, "--rules", "territory=hull", "--search", "--json").stdout)
+    assert forced == answer
+    result = run("probe", "smallholder", "--db", str(db), "--time", "0.2", "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert (answer["source"], answer["value"], answer["remoteness"]) == ("search", "unknown", None)
 
 
 def test_every_command_has_help_with_an_example() -> None:

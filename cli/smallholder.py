@@ -17,7 +17,8 @@ from tablebase.render.text import moves_line
 from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
 from tablebase.service.proof import DEFAULT_JOB_BUDGET, DEFAULT_LEAF_SOLVER, LEAF_SOLVERS, weak_solve_into
-from tablebase.service.smallholder import DEFAULT_SEARCH_SECONDS, DESCRIPTION, SOLVE_BOARD, game_of, read, replay, rules_of, solve_into
+from tablebase.service.smallholder import (
+    DEFAULT_SEARCH_SECONDS, DESCRIPTION, game_of, read, replay, rules_of, solve_into)
 
 
 _board_option = click.option("--board", "board", metavar="B", default=None,
@@ -122,8 +123,9 @@ Example:
     tablebase solve smallholder --board limping2 --weak --first-moves
     tablebase solve smallholder --board limping3 --weak --workers 2 --time-limit 3600
     tablebase solve smallholder --board hex4 --weak --scheduler tcp://10.0.0.5:8786""")
-@click.option("--board", metavar="B", default=SOLVE_BOARD, show_default=True,
-              help="Board: limping2 or hex3 for a table (at most 31 cells); with --weak any board up to 63 cells.")
+@click.option("--board", metavar="B", default=DEFAULT_BOARD, show_default=True,
+              help="Board: limping2 or hex3 for a table (at most 31 cells; the default hex4 needs --weak); "
+                   "with --weak any board up to 63 cells.")
 @_ruleset_option
 @_rules_option
 @click.option("--all-rulesets", is_flag=True, help="Solve the five named rulesets.")

@@ -31,8 +31,6 @@ from tablebase.solver.smallholder_solve import (
     PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, pack_results, solve_ruleset, stone_counts, unpack_results)
 
 GAME = "smallholder"
-#: The board `solve smallholder` uses without --board (hex4, the game's default, is too big).
-SOLVE_BOARD = "hex3"
 _VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
 
 
@@ -107,8 +105,9 @@ def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: Progre
     """
     game = game_of(board, rules)
     if game.board.size > MAX_KEY_CELLS:
-        raise ServiceError(f"{board} has {game.board.size} cells; solving handles boards of up to "
-                           f"{MAX_KEY_CELLS} cells (limping2, hex3); use 'probe smallholder --search'")
+        raise ServiceError(f"{board} has {game.board.size} cells: a table (strong solve) is made for boards of up "
+                           f"to {MAX_KEY_CELLS} cells only: limping2, hex3 (give --board); for {board} use "
+                           f"'solve smallholder --weak' or 'probe smallholder --search'")
     with store.solve_lock():
         return _solve_locked(store, game, rules, progress, force)
 

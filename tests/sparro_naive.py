@@ -278,3 +278,43 @@ def problem(state: State, variant: str) -> str | None:
         return None
     expected = "R" if red_lines else "B"
     return None if token == expected else "token"
+
+
+def resting_on(board: Board, cell: Cell) -> bool:
+    """Whether a marble lies on ``cell`` (``cell`` is part of an occupied cell's platform)."""
+    return any(cell in PLATFORMS[other] for other, v in board.items() if v in "RB")
+
+
+def reachable(state: State, variant: str) -> bool:
+    """Whether some game of ``variant`` passes through the legal ``state``, found backwards:
+    a position is reachable if it is the start, or if a marble of the player who moved last
+    can be taken back (nothing rests on it) to a reachable position from which putting it
+    back is a legal move leading to this very position (token included).
+
+    The retraction rule of `standard` follows from it: the position before the last move
+    has no line, so the last marble lies on every line of the last mover."""
+    game = NaiveSparro(variant)
+    memo: dict[tuple[frozenset, str], bool] = {}
+
+    def walk(current: State) -> bool:
+        board, token = current
+        marbles = [cell for cell, v in board.items() if v in "RB"]
+        if not marbles:
+            return token == "B"
+        key = (frozenset(board.items()), token)
+        if key in memo:
+            return memo[key]
+        memo[key] = False
+        last = "B" if to_move(board) == "R" else "R"
+        for cell in marbles:
+            if board[cell] != last or resting_on(board, cell):
+                continue
+            before = {c: v for c, v in board.items() if c != cell}
+            for before_token in ("R", "B") if variant != "standard" else ("B",):
+                previous = (before, before_token)
+                if cell in game.legal(previous) and game.play(previous, cell) == current and walk(previous):
+                    memo[key] = True
+                    return True
+        return False
+
+    return walk(state)

@@ -109,7 +109,7 @@ SPARRO_POSITIONS = [
     ("standard", "RBRBRBBRBRRB/RBR...../...."),                  # mid-game, three on level 1
     ("standard", "RRRBB.B..R../......../...."),                  # Red completed 0a1-0c1
     ("standard", "RBR.B.B...../RB.R..../R..."),                  # a ridge line 0a1-1a1-2a1
-    ("extended", "RRRRRBBBRBRR/RBBBBRBB/BRBR R"),                # full board, lines for both
+    ("extended", "BRRBRRBRRBBB/RBBRBRRR/BBBR R"),                # full board, lines for both
     ("extended-unrestricted", "RRRRBBBBRBRB/RB.BR.../.... B"),  # a 4 in a row: 2 red lines
 ]
 
@@ -152,7 +152,7 @@ def test_sparro_ridge_line_shows_on_both_faces() -> None:
 
 def test_sparro_upper_levels_are_drawn_over_lower_ones() -> None:
     game = Sparro("extended")
-    root = parse(sparro_svg(game, game.parse("RRRRRBBBRBRR/RBBBBRBB/BRBR R")))
+    root = parse(sparro_svg(game, game.parse("BRRBRRBRRBBB/RBBRBRRR/BBBR R")))
     order = {id(e): i for i, e in enumerate(root.iter())}
     for lower, upper in ((0, 1), (1, 2)):
         last_lower = max(order[id(e)] for e in having(root, "marble", f"level-{lower}"))
@@ -294,7 +294,7 @@ def test_any_title_gives_valid_xml(title: str) -> None:
 
 def test_output_is_deterministic() -> None:
     game = Sparro("extended")
-    pos = game.parse("RRRRRBBBRBRR/RBBBBRBB/BRBR R")
+    pos = game.parse("BRRBRRBRRBBB/RBBRBRRR/BBBR R")
     assert sparro_svg(game, pos, faces=True) == sparro_svg(Sparro("extended"), game.parse(game.format(pos)),
                                                            faces=True)
     holder = Smallholder("hex4")

@@ -216,12 +216,21 @@ class Sparro:
         board = "/".join(["".join(chars[:12]), "".join(chars[12:20]), "".join(chars[20:])])
         return f"{board} {pos.token}" if self.extended else board
 
-    def parse(self, text: str) -> SparroPosition:
-        """Read a position (RULES.md 1.6); raise NotationError naming what is wrong."""
+    def parse(self, text: str, allow_unreachable: bool = False) -> SparroPosition:
+        """Read a position (RULES.md 1.6); raise NotationError naming what is wrong.
+
+        A legal position that no game reaches (see `unreachability`) raises
+        IllegalPositionError too, unless ``allow_unreachable``.
+        """
         pos = self._parse_syntax(text)
         problem = self.illegality(pos)
         if problem:
             raise IllegalPositionError(f"{problem}: {text!r}")
+        if not allow_unreachable:
+            problem = self.unreachability(pos)
+            if problem:
+                raise IllegalPositionError(f"position cannot arise in play under {self.variant} ({problem}); "
+                                           f"allow unreachable positions to analyse it: {text!r}")
         return pos
 
     def _parse_syntax(self, text: str) -> SparroPosition:
@@ -283,6 +292,132 @@ class Sparro:
         if not red_lines and pos.red_has_token:
             return "red holds the token without having made a line"
         return None
+
+
+    def unreachability(self, pos: SparroPosition) -> str | None:
+        """Why no game of this variant reaches the legal position ``pos``, or None if one does.
+
+        A game reaches ``pos`` when its marbles can be placed one by one, Red first and in
+        turn, each on a complete platform, under the variant's rules: in `standard` the
+        game ends at the first line, so a position with a line is reachable only if one
+        marble of the last mover lies on every line, can be taken back (nothing rests on
+        it) and leaves a reachable position with no line; in `extended` Black's first
+        marble obeys the first-move rule; in the extended variants the token must be with
+        whoever completed the last new line. The answer is exact: a search over the orders
+        in which the marbles could have been placed (each sub-position tried once).
+        """
+        red, black = pos.red, pos.black
+        if not self.extended:
+            problem = _line_problem(pos)
+            if problem:
+                return problem
+            last_mover = red if pos.to_move == BLACK else black
+            if not count_lines(last_mover):
+                return None if _placeable(red, black, False) else _UNPLACEABLE
+            # the line's last marble: taken back, it leaves a position without a line
+            if any(_placeable(red & ~bit, black & ~bit, False) for bit in _last_marbles(pos)):
+                return None
+            return f"{_UNPLACEABLE}, before the line is completed"
+        both_have_lines = bool(count_lines(red) and count_lines(black))
+        if both_have_lines:  # the token says who completed the last new line: the order matters
+            if _placeable(red, black, self.first_move_rule, pos.red_has_token):
+                return None
+        elif _placeable(red, black, self.first_move_rule):  # the token is forced (``illegality``)
+            return None
+        if self.first_move_rule and _placeable(red, black, False, pos.red_has_token if both_have_lines else None):
+            return ("Black's first marble must be on an edge-centre cell after a red corner and on a corner "
+                    "after a red edge-centre cell, and no such game reaches it")
+        if both_have_lines and _placeable(red, black, self.first_move_rule):
+            holder, other = (RED, BLACK) if pos.red_has_token else (BLACK, RED)
+            return (f"{_colour(holder)} holds the token, but in every game reaching it {_colour(other)} "
+                    f"completes the last new line")
+        return _UNPLACEABLE
+
+
+_UNPLACEABLE: Final = "its marbles cannot be placed in turn, Red first, each on a complete platform"
+
+
+def _line_problem(pos: SparroPosition) -> str | None:
+    """In `standard`: why the last mover's lines cannot be the game's end, or None.
+
+    ``illegality`` has already made sure that only the last mover has lines.
+    """
+    mover, marbles = (RED, pos.red) if pos.to_move == BLACK else (BLACK, pos.black)
+    lines = [line for line in LINE_MASKS if marbles & line == line]
+    if not lines:
+        return None
+    shared = marbles
+    for line in lines:
+        shared &= line
+    if not shared:
+        return f"{_colour(mover)} has lines that share no marble, and the game ends at the first line"
+    free = [cell for cell in range(NUM_CELLS) if shared >> cell & 1 and not _resting_on(pos.occupied, cell)]
+    if not free:
+        cells = ", ".join(CELL_NAMES[cell] for cell in range(NUM_CELLS) if shared >> cell & 1)
+        lines_text = f"{_colour(mover)}'s line{'s' if len(lines) > 1 else ''}"
+        if shared.bit_count() == 1:
+            return f"a marble rests on {cells}, the last marble of {lines_text}: it was played after the game ended"
+        return (f"marbles rest on each of {cells}, the marbles that could have completed {lines_text}: "
+                f"one was played after the game ended")
+    return None
+
+
+def _resting_on(occupied: int, cell: int) -> bool:
+    """Whether an occupied cell has ``cell`` in its platform."""
+    return any(occupied >> upper & 1 and PLATFORM_MASKS[upper] >> cell & 1 for upper in range(NUM_CELLS))
+
+
+def _last_marbles(pos: SparroPosition) -> list[int]:
+    """The marbles (as bits) of the last mover that could have been placed last: on every
+    one of their lines, with nothing resting on them."""
+    marbles = pos.red if pos.to_move == BLACK else pos.black
+    shared = marbles
+    for line in LINE_MASKS:
+        if marbles & line == line:
+            shared &= line
+    return [1 << cell for cell in range(NUM_CELLS) if shared >> cell & 1 and not _resting_on(pos.occupied, cell)]
+
+
+def _placeable(goal_red: int, goal_black: int, first_move_rule: bool, goal_token: bool | None = None) -> bool:
+    """Whether the marbles of ``goal_red`` and ``goal_black`` can be placed one by one, Red
+    first and in turn, each on a complete platform (Black's first marble by the extended
+    first-move rule if asked). With ``goal_token`` (whether Red holds it at the end), the
+    token is passed as in the extended variants and must end there; else lines are not
+    looked at.
+
+    A depth-first search over the orders of placement, each sub-position tried at most
+    once; upper cells first (placing one as soon as it can be never hurts).
+    """
+    dead: set[int] = set()
+    track = goal_token is not None
+    token_bit = 1 << TOKEN_SHIFT
+
+    def walk(red: int, black: int, token: bool) -> bool:
+        if red == goal_red and black == goal_black:
+            return not track or token == goal_token
+        key = red | black << NUM_CELLS | (token_bit if token else 0)
+        if key in dead:
+            return False
+        red_turn = red.bit_count() == black.bit_count()
+        wanted = available_cells(red | black) & ((goal_red & ~red) if red_turn else (goal_black & ~black))
+        if first_move_rule and not red_turn and not black and red.bit_count() == 1:
+            wanted &= _EDGE_CENTRE_MASK if red & _CORNER_MASK else _CORNER_MASK
+        while wanted:
+            cell = wanted.bit_length() - 1
+            bit = 1 << cell
+            wanted ^= bit
+            if red_turn:
+                after = token or (track and completes_line(red | bit, cell))
+                if walk(red | bit, black, after):
+                    return True
+            else:
+                after = token and not (track and completes_line(black | bit, cell))
+                if walk(red, black | bit, after):
+                    return True
+        dead.add(key)
+        return False
+
+    return walk(0, 0, False)
 
 
 def _colour(letter: str) -> str:

@@ -7,11 +7,15 @@ run is expected to take: the clean solve's timeline (when each tier was stored) 
 how long a resume with k tiers stored runs (start-up and enumeration, then the tiers
 still missing), so kills land inside runs whatever is already stored. After every kill the file must open and every
 stored tier must match its checksum; every chain must end with the clean solve's table
-checksum and tier checksums, and `tablebase check` must pass on it. Finally one byte is
+checksum and tier checksums, and `tablebase check` must pass on it. Then `tablebase puzzles
+generate` is SIGKILLed the same way and run again until each chain stored its puzzles:
+every puzzle printed before a kill must be stored, the tables must keep their checksums.
+Finally one byte is
 changed on disk inside stored blobs of a finished file, and `tablebase check` must
 report each change.
 
-    python bench/soak_sparro.py                       # 20 kills in extended, 10 in standard
+    python bench/soak_sparro.py                       # 20 kills in extended, 10 in standard, 10 of puzzles
+    python bench/soak_sparro.py --kills extended=20 --puzzle-kills 10     # what BENCHMARKS.md reports
     python bench/soak_sparro.py --kills extended=40 --kills extended-unrestricted=20
 
 Prints one JSON summary on stdout (progress on stderr); exit status 1 if anything failed.
@@ -29,6 +33,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -170,6 +175,100 @@ def soak_variant(variant: str, kills: int, folder: Path, rng: random.Random, sam
     return result
 
 
+def generate(db: Path, count: int, seed: int) -> subprocess.Popen:
+    return subprocess.Popen(TABLEBASE + ["puzzles", "generate", "sparro", "--count", str(count), "--seed", str(seed),
+                                         "--db", str(db), "--json", "-s"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def stored_puzzles(db: Path) -> dict[int, tuple[str, int]]:
+    """id -> (position, canonical key) of every stored Sparro puzzle."""
+    from tablebase.db.puzzles import PuzzleStore
+
+    with TablebaseStore(db, readonly=True) as store:
+        return {p.id: (p.position, p.canonical_key) for p in PuzzleStore(store).find(game="sparro")}
+
+
+def soak_puzzles(kills: int, count: int, folder: Path, rng: random.Random, sample: int) -> dict:
+    """SIGKILL `puzzles generate sparro` at random moments and run it again until it has
+    stored ``count`` puzzles. Every puzzle printed before a kill must be stored; the file
+    must open, its tables must keep the clean checksums and pass `tablebase check`."""
+    solved = folder / "puzzles-solved.sqlite"
+    if solve(solved, "standard").wait() != 0:
+        raise SystemExit("cannot solve the standard table for the puzzle soak")
+    reference = (table_checksum(solved, "standard"), stored(solved, "standard")[1])
+    clean_db = folder / "puzzles-clean.sqlite"
+    shutil.copy(solved, clean_db)
+    started = time.perf_counter()
+    clean = generate(clean_db, count, 1)
+    clean_out, _ = clean.communicate()
+    clean_seconds = time.perf_counter() - started
+    if clean.returncode != 0 or len(clean_out.splitlines()) != count:
+        raise SystemExit(f"clean puzzle generation failed: {clean_out[-500:]}")
+    log(f"puzzles: clean generation of {count} in {clean_seconds:.1f} s")
+    result: dict = {"count": count, "clean_seconds": round(clean_seconds, 1), "kills": 0, "runs": 0,
+                    "printed_before_kills": 0, "stored_when_killed": 0, "lost": 0, "chains": [], "failures": []}
+    chain = 0
+    while result["kills"] < kills:
+        chain += 1
+        db = folder / f"puzzles-soak-{chain}.sqlite"
+        shutil.copy(solved, db)
+        kills_in_chain = 0
+        while result["kills"] < kills:
+            have = len(stored_puzzles(db))
+            if have >= count:
+                break
+            expected = clean_seconds * (count - have) / count
+            process = generate(db, count - have, 100 * chain + kills_in_chain)
+            result["runs"] += 1
+            printed: list[dict] = []
+            reader = threading.Thread(target=lambda: printed.extend(
+                json.loads(line) for line in process.stdout if line.strip()), daemon=True)  # type: ignore[union-attr]
+            reader.start()
+            try:
+                process.wait(timeout=rng.uniform(0.1, 0.95 * expected + 0.5))
+                reader.join()
+                continue  # finished before its kill: no kill counted
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                reader.join()
+            result["kills"] += 1
+            kills_in_chain += 1
+            try:
+                kept = stored_puzzles(db)
+                stored(db, "standard")  # the tables still open and verify
+            except StoreError as exc:
+                result["failures"].append(f"after kill {result['kills']}: {exc}")
+                break
+            lost = [p["id"] for p in printed if p["id"] not in kept or kept[p["id"]][0] != p["position"]]
+            result["printed_before_kills"] += len(printed)
+            result["stored_when_killed"] += len(kept) - have
+            result["lost"] += len(lost)
+            if lost:
+                result["failures"].append(f"kill {result['kills']}: printed puzzles {lost} were not stored")
+            log(f"puzzles: kill {result['kills']}, {len(printed)} printed, {len(kept) - have} newly stored, "
+                f"{len(kept)} in all")
+        # finish the chain
+        while len(stored_puzzles(db)) < count:
+            final = generate(db, count - len(stored_puzzles(db)), 1000 + chain)
+            _, errors = final.communicate()
+            result["runs"] += 1
+            if final.returncode != 0:
+                result["failures"].append(f"chain {chain}: final run failed: {errors}")
+                break
+        kept = stored_puzzles(db)
+        distinct = len({key for _, key in kept.values()}) == len(kept)
+        equal = (table_checksum(db, "standard"), stored(db, "standard")[1]) == reference
+        report = check(db, sample)
+        result["chains"].append({"kills": kills_in_chain, "puzzles": len(kept), "distinct": distinct,
+                                 "table_checksums_equal": equal, "check_ok": report["ok"]})
+        if len(kept) != count or not distinct or not equal or not report["ok"]:
+            result["failures"].append(f"chain {chain}: {result['chains'][-1]}")
+        log(f"puzzles: chain {chain} done: {kills_in_chain} kills, {len(kept)} puzzles, checksums equal: {equal}")
+    return result
+
+
 def corruption(db: Path, folder: Path, rng: random.Random, flips: int) -> dict:
     """Change one byte on disk inside a stored blob, ``flips`` times on fresh copies."""
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:  # reading blobs to aim at, not the store
@@ -215,6 +314,9 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=200, help="positions per table for `tablebase check`")
     parser.add_argument("--flips", type=int, default=10, help="single-byte corruptions to detect")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep the files")
+    parser.add_argument("--puzzle-kills", type=int, default=10,
+                        help="SIGKILLs of `puzzles generate sparro` (0: none)")
+    parser.add_argument("--puzzles", type=int, default=40, help="puzzles each generation chain must store")
     args = parser.parse_args()
     plan = dict(item.split("=") for item in (args.kills or ["extended=20", "standard=10"]))
     rng = random.Random(args.seed)
@@ -226,9 +328,12 @@ def main() -> None:
                      "variants": []}
     for variant, kills in plan.items():
         summary["variants"].append(soak_variant(variant, int(kills), folder, rng, args.sample))
+    if args.puzzle_kills:
+        summary["puzzles"] = soak_puzzles(args.puzzle_kills, args.puzzles, folder, rng, args.sample)
     summary["corruption"] = corruption(Path(summary["variants"][0]["final_db"]), folder, rng, args.flips)
     summary["minutes"] = round((time.time() - started) / 60, 1)
     summary["ok"] = (not any(v["failures"] for v in summary["variants"])
+                     and not summary.get("puzzles", {}).get("failures")
                      and summary["corruption"]["detected"] == summary["corruption"]["flips"])
     print(json.dumps(summary, indent=1))
     if not args.keep:

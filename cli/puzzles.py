@@ -78,7 +78,9 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
 
     Candidates come from random games in which no player ignores a win in one move or
     hands one to the opponent when it can avoid it. Puzzles already stored (up to
-    symmetry) are skipped. Prints one line per new puzzle: id, depth, grade, position.
+    symmetry) are skipped. Each puzzle is stored as soon as it is proved, so an interrupted run
+    keeps what it found; prints one line per new puzzle as it is stored: id, depth, grade,
+    position.
     """
     if min_depth > max_depth:
         raise TablebaseError(f"--min-depth {min_depth} is more than --max-depth {max_depth}")
@@ -87,14 +89,16 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
     choice = " ".join(f"--{name} {value}" for name, value in options.items())
     source = (f"tablebase puzzles generate {game} {choice} --count {count} --min-depth {min_depth} "
               f"--max-depth {max_depth} --seed {seed}")
+    stored = 0
     with open_store(db_path, create=True) as store:
-        stored = service.generate_into(store, game, label, count, min_depth, max_depth, seed, max_games, source,
-                                       progress_printer(silent))
-    for puzzle in stored:
-        click.echo(json.dumps(service.puzzle_json(puzzle)) if as_json else
-                   f"#{puzzle.id}  depth {puzzle.depth:2d}  grade {puzzle.grade}  {puzzle.position}")
-    if len(stored) < count:
-        click.echo(f"found {len(stored)} of {count} puzzles in {max_games} games; widen the depths or add --max-games",
+        for puzzle in service.generate_into(store, game, label, count, min_depth, max_depth, seed, max_games, source,
+                                            progress_printer(silent)):
+            stored += 1  # already committed: printed as soon as it is stored
+            click.echo(json.dumps(service.puzzle_json(puzzle)) if as_json else
+                       f"#{puzzle.id}  depth {puzzle.depth:2d}  grade {puzzle.grade}  {puzzle.position}")
+            sys.stdout.flush()
+    if stored < count:
+        click.echo(f"found {stored} of {count} puzzles in {max_games} games; widen the depths or add --max-games",
                    err=True)
 
 

@@ -1,17 +1,19 @@
 """Puzzle storage: a `puzzles` table in the tablebase file.
 
-Rows are deduplicated by (game, rules, canonical key). Schema version 1 of this table
+Rows are deduplicated by (game, rules, canonical key). Each puzzle is stored in its own
+transaction as soon as it is proved (`add`), so a killed generation keeps its work. Schema version 1 of this table
 is recorded in `meta` as ``puzzles_schema_version``.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from tablebase.db.store import StoreError, TablebaseStore
+from tablebase.db.store import StoreError, TablebaseStore, explain
 
 PUZZLES_SCHEMA_VERSION = 1
 
@@ -40,11 +42,15 @@ class PuzzleStore:
     """The puzzles of one tablebase file."""
 
     def __init__(self, store: TablebaseStore) -> None:
+        self.store = store
         self.db = store.db
         #: a read-only file that never had puzzles has no table: it reads as holding none
         self.absent = store.readonly and "puzzles" not in self.db.table_names()
         if not self.absent:
-            self._ensure_table()
+            try:
+                self._ensure_table()
+            except sqlite3.Error as exc:
+                raise StoreError(explain(store.path, exc)) from None
 
     def _ensure_table(self) -> None:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'puzzles_schema_version'").fetchone()
@@ -53,8 +59,7 @@ class PuzzleStore:
                 raise StoreError(f"puzzles table has schema version {row[0]}, this program reads "
                                  f"{PUZZLES_SCHEMA_VERSION}")
             return
-        self.db.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self.store.transaction():
             self.db["puzzles"].create(
                 {"id": int, "game": str, "rules": str, "position": str, "canonical_key": int, "depth": int,
                  "grade": int, "main_line": str, "tree": str, "features": str, "source": str, "created": str},
@@ -62,10 +67,6 @@ class PuzzleStore:
             self.db["puzzles"].create_index(["game", "rules", "canonical_key"], unique=True, if_not_exists=True)
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('puzzles_schema_version', ?)",
                             [str(PUZZLES_SCHEMA_VERSION)])
-        except BaseException:
-            self.db.conn.execute("ROLLBACK")
-            raise
-        self.db.conn.execute("COMMIT")
 
     def keys(self, game: str, rules: str) -> set[int]:
         if self.absent:
@@ -73,30 +74,26 @@ class PuzzleStore:
         rows = self.db.execute("SELECT canonical_key FROM puzzles WHERE game = ? AND rules = ?", [game, rules])
         return {row[0] for row in rows}
 
-    def add_all(self, puzzles: list[dict[str, Any]]) -> list[int | None]:
-        """Store puzzles in one transaction; per puzzle its new id, or None if the same
-        puzzle (up to symmetry) was already stored.
+    def add(self, puzzle: dict[str, Any]) -> int | None:
+        """Store one puzzle in its own transaction, so that a puzzle stays stored however the
+        program ends afterwards; its new id, or None if the same puzzle (up to symmetry) was
+        already stored.
 
-        Each dict has: game, rules, position, canonical_key, depth, grade, main_line,
-        tree, features, source.
+        The dict has: game, rules, position, canonical_key, depth, grade, main_line, tree,
+        features, source.
         """
-        created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        ids: list[int | None] = []
-        self.db.conn.execute("BEGIN IMMEDIATE")
+        p = puzzle
         try:
-            for p in puzzles:
+            with self.store.transaction():
                 cursor = self.db.conn.execute(
                     "INSERT OR IGNORE INTO puzzles (game, rules, position, canonical_key, depth, grade, main_line, "
                     "tree, features, source, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [p["game"], p["rules"], p["position"], p["canonical_key"], p["depth"], p["grade"],
                      " ".join(map(str, p["main_line"])), json.dumps(p["tree"]), json.dumps(p["features"]),
-                     p["source"], created])
-                ids.append(cursor.lastrowid if cursor.rowcount else None)
-        except BaseException:
-            self.db.conn.execute("ROLLBACK")
-            raise
-        self.db.conn.execute("COMMIT")
-        return ids
+                     p["source"], time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())])
+        except sqlite3.Error as exc:
+            raise StoreError(explain(self.store.path, exc)) from None
+        return cursor.lastrowid if cursor.rowcount else None
 
     def find(self, game: str | None = None, rules: str | None = None, min_depth: int | None = None,
              max_depth: int | None = None, grade: int | None = None, limit: int | None = None) -> list[StoredPuzzle]:

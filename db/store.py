@@ -143,7 +143,7 @@ def _sql_errors(method: Callable[Concatenate[S, A], R]) -> Callable[Concatenate[
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            raise StoreError(_explain(self.path, exc)) from None
+            raise StoreError(explain(self.path, exc)) from None
 
     return wrapper
 
@@ -157,7 +157,7 @@ def _read_only_file_system(path: Path) -> bool:
         return False
 
 
-def _explain(path: Path, exc: sqlite3.Error) -> str:
+def explain(path: Path, exc: sqlite3.Error) -> str:
     """A one-line message for a SQLite failure, saying what it means for the stored data."""
     text = str(exc)
     name = repr(str(path))
@@ -212,7 +212,7 @@ class TablebaseStore:
             self.db = Database(conn)
             self._check_schema(create and not self.readonly)
         except sqlite3.Error as exc:
-            raise StoreError(_explain(self.path, exc)) from None
+            raise StoreError(explain(self.path, exc)) from None
         except ValueError as exc:  # a NUL byte in the name
             raise StoreError(f"cannot use {str(self.path)!r} as a tablebase file ({exc})") from None
         self._block_cache: OrderedDict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()

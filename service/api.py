@@ -218,8 +218,9 @@ class Tablebase:
                          **options: Any) -> list[StoredPuzzle]:
         """Find and store new puzzles under the options' rules (mode "w")."""
         label = puzzle_service.rules_label(game, **options)
-        return puzzle_service.generate_into(self.store, game, label, count, min_depth, max_depth, seed, max_games,
-                                            f"tablebase.open(...).generate_puzzles({game!r}, seed={seed})", progress)
+        return list(puzzle_service.generate_into(self.store, game, label, count, min_depth, max_depth, seed,
+                                                 max_games, f"tablebase.open(...).generate_puzzles({game!r}, "
+                                                 f"seed={seed})", progress))
 
 
 def open(path: str | Path = "tablebase.sqlite", mode: Literal["r", "w"] = "r") -> Tablebase:  # noqa: A001

@@ -4,7 +4,7 @@ tables a puzzle (or a game against the perfect player) is judged by."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Iterator
 
 from tablebase.db.puzzles import PuzzleStore, StoredPuzzle
 from tablebase.db.store import TablebaseStore
@@ -38,15 +38,18 @@ def game_and_lookup(store: TablebaseStore, game: str, label: str, progress: Prog
 
 
 def generate_into(store: TablebaseStore, game: str, label: str, count: int, min_depth: int, max_depth: int,
-                  seed: int, max_games: int, source: str, progress: Progress | None = None) -> list[StoredPuzzle]:
-    """Find up to ``count`` new puzzles (skipping those stored, up to symmetry), store them
-    and return them as stored."""
+                  seed: int, max_games: int, source: str,
+                  progress: Progress | None = None) -> Iterator[StoredPuzzle]:
+    """Find up to ``count`` new puzzles (skipping those stored, up to symmetry), each stored
+    (committed) as soon as it is proved and then yielded as stored: a generation that is
+    stopped or killed keeps every puzzle found so far."""
     rules, lookup = game_and_lookup(store, game, label, progress)
     library = PuzzleStore(store)
-    found = list(generate(rules, lookup, count, min_depth, max_depth, seed,
-                          exclude=library.keys(game, label), max_games=max_games))
-    ids = library.add_all([{"game": game, "rules": label, "source": source, **asdict(p)} for p in found])
-    return [library.get(i) for i in ids if i is not None]
+    for puzzle in generate(rules, lookup, count, min_depth, max_depth, seed, exclude=library.keys(game, label),
+                           max_games=max_games):
+        new_id = library.add({"game": game, "rules": label, "source": source, **asdict(puzzle)})
+        if new_id is not None:
+            yield library.get(new_id)
 
 
 def find(store: TablebaseStore, game: str | None = None, rules: str | None = None, min_depth: int | None = None,

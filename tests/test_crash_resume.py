@@ -143,3 +143,34 @@ def test_full_disk_is_a_clean_error_and_keeps_the_tables(sparro_db: Path, tmp_pa
     resumed = subprocess.run(solve_command(db), capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert checksum(db) == checksum(sparro_db)
+
+
+def test_killed_puzzle_generation_keeps_the_puzzles_found(sparro_db: Path, tmp_path: Path) -> None:
+    """Puzzles are committed as they are proved: those printed before a SIGKILL are stored,
+    and a rerun with the same seed skips them."""
+    from tablebase.db.puzzles import PuzzleStore
+
+    db = tmp_path / "puzzles.sqlite"
+    shutil.copy(sparro_db, db)
+    command = TABLEBASE + ["puzzles", "generate", "sparro", "--count", "500", "--seed", "5", "--db", str(db),
+                           "--json", "-s"]
+    generator = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert generator.stdout is not None
+    printed = []
+    started = time.monotonic()
+    while len(printed) < 3 and time.monotonic() - started < 120:
+        line = generator.stdout.readline()
+        if not line:
+            break
+        printed.append(json.loads(line))
+    still_running = generator.poll() is None
+    generator.kill()
+    generator.wait()
+    assert still_running and len(printed) == 3, "puzzles were printed only when the run ended"
+    with TablebaseStore(db, readonly=True) as store:
+        kept = {p.id: p.position for p in PuzzleStore(store).find(game="sparro")}
+    assert {p["id"]: p["position"] for p in printed}.items() <= kept.items()
+    rerun = subprocess.run(TABLEBASE + ["puzzles", "generate", "sparro", "--count", "2", "--seed", "5", "--db",
+                                        str(db), "--json", "-s"], capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert not {json.loads(line)["position"] for line in rerun.stdout.splitlines()} & set(kept.values())

@@ -151,6 +151,13 @@ def progress_printer(silent: bool) -> Progress | None:
     return ProgressLine() if show_progress(silent) else None
 
 
+#: Ranges of the integer options and arguments: within what SQLite stores and what can
+#: finish, so that a huge number is a usage error, never an overflow deep inside.
+ID_RANGE = click.IntRange(1, 2**63 - 1)
+SEED_RANGE = click.IntRange(0, 2**63 - 1)
+DEPTH_RANGE = click.IntRange(0, 1000)
+BUDGET_RANGE = click.IntRange(1, 10**12)
+
 #: Positions read from stdin per call of a batched answer function.
 BATCH_SIZE = 8192
 
@@ -167,7 +174,7 @@ def answer_each(answer: Answer) -> AnswerMany:
         for text in texts:
             try:
                 results.append(answer(text))
-            except (NotationError, NotInTable) as exc:
+            except USER_ERRORS as exc:  # this line only: the batch goes on
                 results.append(exc)
         return results
 
@@ -180,8 +187,9 @@ def answer_positions(position: str, answer: Answer, as_json: bool, as_text: Call
 
     Output is one JSON object per position with ``as_json``, else ``as_text(answer)``.
     A single bad position is an error (exit 1). In batch mode a bad line is answered
-    with ``{"position": ..., "error": ...}`` (or a message on stderr) and the batch goes
-    on; the exit status is then 1. ``answer_many``, if given, answers stdin in chunks.
+    with ``{"position": ..., "error": ...}`` (or, in text mode, ``error: line N: ...`` on
+    stderr, N counting every input line from 1) and the batch goes on; the exit status is
+    then 1. ``answer_many``, if given, answers stdin in chunks.
     """
     render = json.dumps if as_json else as_text
     if position != "-":
@@ -191,24 +199,27 @@ def answer_positions(position: str, answer: Answer, as_json: bool, as_text: Call
     failures = 0
     out = sys.stdout
     chunk: list[str] = []
+    numbers: list[int] = []  # the input line number of each text of the chunk
 
     def flush() -> None:
         nonlocal failures
-        for text, result in zip(chunk, many(chunk)):
+        for text, number, result in zip(chunk, numbers, many(chunk)):
             if isinstance(result, Exception):
                 failures += 1
                 if as_json:
                     out.write(json.dumps({"position": text, "error": str(result)}) + "\n")
                 else:
-                    click.echo(f"error: {result}", err=True)
+                    click.echo(f"error: line {number}: {result}", err=True)
             else:
                 out.write(render(result) + "\n")
         chunk.clear()
+        numbers.clear()
 
-    for line in sys.stdin:
+    for number, line in enumerate(sys.stdin, start=1):
         text = line.strip()
         if text:
             chunk.append(text)
+            numbers.append(number)
             if len(chunk) == BATCH_SIZE:
                 flush()
     flush()

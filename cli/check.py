@@ -8,7 +8,18 @@ import random
 
 import click
 
-from tablebase.cli.app import DEFAULT_DB, TablebaseError, db_option, json_option, main, weak_progress
+from tablebase.cli.app import (
+    BUDGET_RANGE,
+    DEFAULT_DB,
+    SEED_RANGE,
+    TablebaseError,
+    db_option,
+    json_option,
+    main,
+    progress_printer,
+    silent_option,
+    weak_progress,
+)
 from tablebase.service.files import open_store
 from tablebase.service.check import DEFAULT_SAMPLE, DEFAULT_SEARCH_BUDGET, check_database
 from tablebase.service.proof import DEFAULT_CHECK_BUDGET, check_proof_file
@@ -21,20 +32,22 @@ Example:
     tablebase check --sample 0          # checksums and versions only
     tablebase check --proof limping3-nibbler.proof.tsv.gz""")
 @db_option
-@click.option("--sample", type=click.IntRange(min=0), default=DEFAULT_SAMPLE, show_default=True,
-              help="Random positions per table checked against their children, symmetry images and the search.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
+@click.option("--sample", type=click.IntRange(0, 10**9), default=DEFAULT_SAMPLE, show_default=True,
+              help="Random positions per table checked against their children, symmetry images and the search "
+                   "(at most the whole table).")
+@click.option("--seed", type=SEED_RANGE, default=None,
               help="Seed of the random sample (default: a fresh one, printed in the report).")
-@click.option("--search-budget", type=click.IntRange(min=1), default=DEFAULT_SEARCH_BUDGET, show_default=True,
+@click.option("--search-budget", type=BUDGET_RANGE, default=DEFAULT_SEARCH_BUDGET, show_default=True,
               help="Search nodes per sampled position; a position needing more is counted, not searched.")
 @click.option("--proof", "proof_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Instead: verify a proof file of 'tablebase proof export' (plain or .gz) by the rules alone.")
-@click.option("--leaf-budget", type=click.IntRange(min=1), default=DEFAULT_CHECK_BUDGET, show_default=True,
+@click.option("--leaf-budget", type=BUDGET_RANGE, default=DEFAULT_CHECK_BUDGET, show_default=True,
               help="--proof: positions a leaf may have to be re-solved exactly; bigger leaves are re-proved "
                    "by the proof-number search with another move order.")
 @json_option
+@silent_option
 def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof_path: str | None,
-          leaf_budget: int, as_json: bool) -> None:
+          leaf_budget: int, as_json: bool, silent: bool) -> None:
     """Verify a tablebase file: the SQLite structure; every tier against the checksum
     recorded when it was written, and each table's checksum against its tiers; every
     table's rules and solver versions against this program's (a table from another
@@ -45,8 +58,10 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
 
     The file is opened read-only. A table still being solved is reported as incomplete
     (not a failure: nothing uses it); a table of a game this program cannot judge is
-    "not checked: unknown game" after its checksums are verified. The report goes to
-    stdout (one JSON object with --json); the exit status is 1 if anything failed.
+    "not checked: unknown game" after its checksums are verified. A sample larger than a
+    table checks the whole table. Progress goes to stderr (each tier read, each hundred
+    sampled positions). The report goes to stdout (one JSON object with --json); the exit
+    status is 1 if anything failed.
 
     With --proof FILE, no tablebase is read: the proof is verified with the per-position
     rules engine alone (every move legal, every reply covered, no cycle, values and
@@ -63,7 +78,7 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 32)
     with open_store(db_path or DEFAULT_DB, readonly=True) as store:
-        report = check_database(store, sample, seed, search_budget)
+        report = check_database(store, sample, seed, search_budget, progress_printer(silent))
     click.echo(json.dumps(report.as_json()) if as_json else report.text())
     if report.failures:
         raise TablebaseError(f"check failed: {report.failures} problem(s) in {db_path!r}")

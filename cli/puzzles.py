@@ -11,7 +11,9 @@ import click
 
 from tablebase.cli.app import (
     CONTEXT_SETTINGS,
-    write_output,
+    DEPTH_RANGE,
+    ID_RANGE,
+    SEED_RANGE,
     TablebaseError,
     _Group,
     db_option,
@@ -19,6 +21,7 @@ from tablebase.cli.app import (
     main,
     progress_printer,
     silent_option,
+    write_output,
 )
 from tablebase.service.files import open_store
 from tablebase.games.smallholder import DEFAULT_RULESET
@@ -66,8 +69,9 @@ Example:
               help="Fewest plies to the win.")
 @click.option("--max-depth", type=click.IntRange(1, 200), default=15, show_default=True,
               help="Most plies to the win.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed: the same seed gives the same puzzles.")
-@click.option("--max-games", type=click.IntRange(1), default=20_000, show_default=True,
+@click.option("--seed", type=SEED_RANGE, default=1, show_default=True,
+              help="Random seed: the same seed gives the same puzzles.")
+@click.option("--max-games", type=click.IntRange(1, 10**9), default=20_000, show_default=True,
               help="Give up after sampling this many games.")
 @db_option
 @silent_option
@@ -106,10 +110,10 @@ def _filters(function: Callable) -> Callable:
     for option in reversed([
         click.option("--game", type=click.Choice(GAMES), help="Only this game."),
         click.option("--rules", help="Only these rules (Sparro variant, or Smallholder ruleset@board)."),
-        click.option("--min-depth", type=int, help="Only puzzles at least this deep."),
-        click.option("--max-depth", type=int, help="Only puzzles at most this deep."),
+        click.option("--min-depth", type=DEPTH_RANGE, help="Only puzzles at least this deep."),
+        click.option("--max-depth", type=DEPTH_RANGE, help="Only puzzles at most this deep."),
         click.option("--grade", type=click.IntRange(1, 5), help="Only this difficulty grade (1-5)."),
-        click.option("--limit", type=click.IntRange(1), help="At most this many."),
+        click.option("--limit", type=click.IntRange(1, 10**9), help="At most this many."),
     ]):
         function = option(function)
     return function
@@ -136,7 +140,7 @@ def list_command(game: str | None, rules: str | None, min_depth: int | None, max
 Example:
     tablebase puzzles show 12
     tablebase puzzles show 12 --json""")
-@click.argument("puzzle_id", type=int)
+@click.argument("puzzle_id", type=ID_RANGE)
 @db_option
 @json_option
 def show_command(puzzle_id: int, db_path: str, as_json: bool) -> None:
@@ -232,7 +236,7 @@ def _play(match: Match) -> bool:
 @puzzles.command("play", epilog="""\b
 Example:
     tablebase puzzles play 12""")
-@click.argument("puzzle_id", type=int)
+@click.argument("puzzle_id", type=ID_RANGE)
 @db_option
 def play_puzzle(puzzle_id: int, db_path: str) -> None:
     """Solve a puzzle interactively: enter moves, the table defends with its best move.

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from tablebase.cli.app import (
+    BUDGET_RANGE,
     answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option, show,
     silent_option, solve, weak_progress, write_output)
 from tablebase.service.files import open_store
@@ -225,7 +226,7 @@ Example:
 @json_option
 @click.option("--search", "use_search", is_flag=True,
               help="Answer by the exact search from the rules alone even where the tablebase holds the rules.")
-@click.option("--budget", type=click.IntRange(min=1), default=DESCRIPTION.search_budget, show_default=True,
+@click.option("--budget", type=BUDGET_RANGE, default=DESCRIPTION.search_budget, show_default=True,
               help="Positions the search may explore per probed position.")
 @click.option("--time", "seconds", type=click.FloatRange(min=0), default=DEFAULT_SEARCH_SECONDS, show_default=True,
               help="Wall-clock seconds the search may take per probed position ('unknown' after that).")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
+    BUDGET_RANGE,
     answer_positions,
     write_output,
     db_option,
@@ -37,13 +38,16 @@ north-west corner), 1b3, 2b2; a move is given by its name or its index 0-23."""
 
 variant_option = click.option("--variant", type=click.Choice(NAMED_VARIANTS), default="standard", show_default=True,
                               help="Rule variant (standard-no-compensation: standard with a full board without a line a draw).")
+unreachable_option = click.option("--allow-unreachable", is_flag=True,
+                                  help="Accept a legal position that no game reaches (for analysis).")
 
 
 @show.command("sparro", help=f"""Draw a Sparro POSITION (default: the start) level by level.
 
 Each level is a grid seen from above: R red, B black, . empty, o fixed white.
 
-{NOTATION_HELP}""", epilog="""\b
+{NOTATION_HELP} A legal position that no game reaches (in standard, say, a line with a
+marble played on it afterwards) is refused with the reason unless --allow-unreachable.""", epilog="""\b
 Example:
     tablebase show sparro
     tablebase show sparro 'RB.........R/......../....'
@@ -53,8 +57,9 @@ Example:
 @click.option("--svg", "svg_path", type=click.Path(),
               help="Also draw the position as an SVG picture into this file.")
 @click.option("--faces", is_flag=True, help="With --svg: add the four faces unfolded, completed lines marked.")
-def show_sparro(position: str, variant: str, svg_path: str | None, faces: bool) -> None:
-    game, pos = DESCRIPTION.read(position, variant=variant)
+@unreachable_option
+def show_sparro(position: str, variant: str, svg_path: str | None, faces: bool, allow_unreachable: bool) -> None:
+    game, pos = DESCRIPTION.read(position, variant=variant, allow_unreachable=allow_unreachable)
     click.echo(DESCRIPTION.text(game, pos))
     if svg_path:
         write_output(svg_path, DESCRIPTION.svg(game, pos, faces=faces))
@@ -77,15 +82,16 @@ Example:
 @click.argument("position", default=START_TEXT)
 @variant_option
 @json_option
-def moves_sparro(position: str, variant: str, as_json: bool) -> None:
+@unreachable_option
+def moves_sparro(position: str, variant: str, as_json: bool, allow_unreachable: bool) -> None:
     """List the legal moves of POSITION, or of each line of stdin with '-'.
 
     Text output is one line per position: the position, whose turn, the move names.
     With --json, one object per position: {"position", "to_move", "moves": [{"cell",
     "name"}], "result": null or {"winner", "lines": {"R", "B"}}}.
     """
-    answer_positions(position, lambda text: DESCRIPTION.moves(*DESCRIPTION.read(text, variant=variant)), as_json,
-                     moves_text)
+    answer_positions(position, lambda text: DESCRIPTION.moves(
+        *DESCRIPTION.read(text, variant=variant, allow_unreachable=allow_unreachable)), as_json, moves_text)
 
 
 # -- solving ----------------------------------------------------------------------
@@ -140,26 +146,30 @@ Example:
 @json_option
 @click.option("--search", "use_search", is_flag=True,
               help="Answer by search from the rules alone instead of the tablebase.")
-@click.option("--budget", type=click.IntRange(min=1), default=2_000_000, show_default=True,
-              help="Node budget per position for --search.")
+@click.option("--budget", type=BUDGET_RANGE, default=2_000_000, show_default=True,
+              help="Node budget per position for --search (the position and all its moves together).")
 @pv_option
-def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_search: bool, budget: int, show_pv: bool) -> None:
+@unreachable_option
+def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_search: bool, budget: int,
+                 show_pv: bool, allow_unreachable: bool) -> None:
     """The exact value and remoteness of POSITION (or each stdin line with '-') and of
     every legal move, best move first.
 
     Values are for the side to move ('win' or 'loss'); a move's value is for the player
     who makes it. Remoteness is the number of plies to the end of the game when the
-    winner hurries and the loser holds out. A position missing from the table
-    (unsolved variant, unreachable position) is an error unless --search is given; a
-    search that runs out of its budget answers 'unknown' (remoteness null). --pv adds
-    the principal variation (the moves to the end under perfect play) to the text.
-    JSON: {"position", "to_move", "rules", "source" ("table" or "search"), "value",
-    "remoteness", "moves": [{"cell", "name", "value", "remoteness"}], "pv": [names]}.
+    winner hurries and the loser holds out. A position no game reaches is refused with
+    the reason; with --allow-unreachable it is accepted, and answered by --search only
+    (the tables hold the reachable positions). A search that runs out of its budget
+    answers 'unknown' (remoteness null). --pv adds the principal variation (the moves to
+    the end under perfect play) to the text. JSON: {"position", "to_move", "rules",
+    "source" ("table" or "search"), "value", "remoteness", "moves": [{"cell", "name",
+    "value", "remoteness"}], "pv": [names]}.
     """
     if use_search:
-        answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, variant=variant)
+        answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, variant=variant,
+                                allow_unreachable=allow_unreachable)
         answer_positions(position, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
         return
     with open_store(db_path) as store:
-        answers = probe_answers(DESCRIPTION, store, variant=variant)
+        answers = probe_answers(DESCRIPTION, store, variant=variant, allow_unreachable=allow_unreachable)
         answer_positions(position, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)

@@ -29,6 +29,7 @@ from tablebase.db.store import StoreError, TableInfo, TablebaseStore, table_chec
 from tablebase.games.base import DRAW, NotationError
 from tablebase.service.description import GameDescription
 from tablebase.service.games import GAMES
+from tablebase.service.progress import Progress, report as report_progress
 from tablebase.service.tables import is_current, table_lookup
 from tablebase.solver.probe import Lookup, NotInTable, Outcome, ProbeResult, probe
 from tablebase.solver.search import Search, SearchBudgetExceeded
@@ -114,23 +115,26 @@ class DatabaseReport:
         return "\n".join(lines)
 
 
-def check_database(store: TablebaseStore, sample: int, seed: int,
-                   search_budget: int = DEFAULT_SEARCH_BUDGET) -> DatabaseReport:
-    """Check every layer of every table; every problem found is in the report, none raised."""
+def check_database(store: TablebaseStore, sample: int, seed: int, search_budget: int = DEFAULT_SEARCH_BUDGET,
+                   progress: Progress | None = None) -> DatabaseReport:
+    """Check every layer of every table; every problem found is in the report, none raised.
+
+    ``progress`` hears of each tier read and of every hundredth sampled position (a sample
+    is at most the whole table)."""
     integrity = store.integrity_problems()
     try:
         tables = store.tables()
     except StoreError as exc:  # the list of tables itself is damaged: nothing more to check
         return DatabaseReport(str(store.path), seed, sample, integrity + [str(exc)], [])
-    reports = [check_table(store, info, sample, random.Random(f"{seed}/{info.game}/{info.rules}"), search_budget)
-               for info in tables]
+    reports = [check_table(store, info, sample, random.Random(f"{seed}/{info.game}/{info.rules}"), search_budget,
+                           progress) for info in tables]
     return DatabaseReport(str(store.path), seed, sample, integrity, reports)
 
 
 def check_table(store: TablebaseStore, info: TableInfo, sample: int, rng: random.Random,
-                search_budget: int) -> TableReport:
+                search_budget: int, progress: Progress | None = None) -> TableReport:
     report = TableReport(info.game, info.rules, info.tiers, info.positions)
-    keys = _check_stored_data(store, info, report, sample, rng)
+    keys = _check_stored_data(store, info, report, sample, rng, progress)
     checker = GAMES.get(info.game)
     if checker is None:
         report.not_checked = "unknown game"
@@ -148,14 +152,14 @@ def check_table(store: TablebaseStore, info: TableInfo, sample: int, rng: random
         report.not_checked = f"unknown {info.game} rules {info.rules!r}"
         return report
     try:
-        _check_sample(game, checker, table_lookup(store, checker, info), keys, report, search_budget)
+        _check_sample(game, checker, table_lookup(store, checker, info), keys, report, search_budget, progress)
     except StoreError as exc:  # a block that decodes in read_tier cannot fail here, but a changing file can
         report.fail(str(exc))
     return report
 
 
 def _check_stored_data(store: TablebaseStore, info: TableInfo, report: TableReport, sample: int,
-                       rng: random.Random) -> list[int]:
+                       rng: random.Random, progress: Progress | None = None) -> list[int]:
     """Verify every tier against its recorded checksum and the table against its tiers;
     return the keys of ``sample`` positions drawn uniformly from the whole table."""
     try:
@@ -167,8 +171,9 @@ def _check_stored_data(store: TablebaseStore, info: TableInfo, report: TableRepo
     chosen = sorted(rng.sample(range(total), min(sample, total)))
     keys: list[int] = []
     first = 0
-    for row in rows:
+    for done, row in enumerate(rows, start=1):
         last, first = first, first + row.positions  # this tier's slice of the table's positions
+        report_progress(progress, f"check {info.game} {info.rules}", f"verifying tier {row.tier}", done, len(rows))
         try:
             tier_keys, _ = store.read_tier(info.id, row.tier, info.payload_dtype)
         except StoreError as exc:
@@ -195,23 +200,32 @@ def _same(a: Outcome | None, b: Outcome | None) -> bool:
 
 
 def _check_sample(game: Any, checker: GameDescription, lookup: Lookup, keys: list[int], report: TableReport,
-                  search_budget: int) -> None:
+                  search_budget: int, progress: Progress | None = None) -> None:
     search = Search(game, node_budget=search_budget) if checker.searchable else None
     if not keys:
         return
     start_key = game.canonical_key(game.start())  # always judged: the value everyone asks for
-    for key in [start_key] + [k for k in keys if k != start_key]:
+    order = [start_key] + [k for k in keys if k != start_key]
+    for key in order:
         pos = game.from_key(key)
         where = game.format(pos)
         report.sampled += 1
+        if report.sampled % 100 == 0:
+            report_progress(progress, f"check {checker.name} {game.rules_name}", "sampled positions",
+                            report.sampled, len(order))
         if game.canonical_key(pos) != key:
             report.fail(f"stored key {key} is not canonical ({where!r})")
             continue
         stored = lookup([key])[0]
         try:
+            if isinstance(stored, Exception):  # a damaged block
+                raise stored
             answer = probe(game, pos, lookup)
         except NotInTable:
             report.fail(f"{where!r} or one of its children is missing from the table")
+            continue
+        except StoreError as exc:
+            report.fail(f"{where!r}: {exc}")
             continue
         _check_children(game, pos, where, stored, answer, report)
         _check_symmetry(game, checker, pos, where, answer, lookup, report)

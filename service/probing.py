@@ -54,6 +54,8 @@ class ProbeAnswers(Generic[P]):
         return per_game(game) if per_game is not None else self.source
 
     def many(self, texts: list[str]) -> list[dict | Exception]:
+        if self.answer_unknown:  # a search: one lookup per position, so that its budget is per position
+            return [self._one_or_error(text) for text in texts]
         results: list[dict | Exception] = []
         by_game: dict[int, tuple[Game[P], list[tuple[int, P]]]] = {}
         for i, text in enumerate(texts):
@@ -67,7 +69,7 @@ class ProbeAnswers(Generic[P]):
         for game, items in by_game.values():
             lookup = self.lookup_for(game)
             probed = probe_many(game, [pos for _, pos in items], lookup, self.unknown)
-            known = [(i, pos, found) for (i, pos), found in zip(items, probed) if not isinstance(found, NotInTable)]
+            known = [(i, pos, found) for (i, pos), found in zip(items, probed) if not isinstance(found, Exception)]
             lines = principal_variations(game, [pos for _, pos, _ in known], lookup)
             for (i, _, found), line in zip(known, lines):
                 results[i] = self.answer(game, found, line)
@@ -75,7 +77,15 @@ class ProbeAnswers(Generic[P]):
                 if isinstance(missing, NotInTable):
                     searched = self.answer_unknown or self.source_of(game) == "search"
                     results[i] = unknown_json(game, pos, self.source_of(game)) if searched else missing
+                elif isinstance(missing, Exception):  # damaged data: this line only
+                    results[i] = missing
         return results
+
+    def _one_or_error(self, text: str) -> dict | Exception:
+        try:
+            return self.one(text)
+        except NotationError as exc:
+            return exc
 
     def answer(self, game: Game[P], result: ProbeResult[P], pv: list[str]) -> dict:
         """The probe JSON of one position: see `probe_json`."""
@@ -132,7 +142,7 @@ def principal_variations(game: Game[P], positions: list[P], lookup: Lookup) -> l
         probed = probe_many(game, [pos for _, pos in active], lookup)
         going = []
         for (i, pos), result in zip(active, probed):
-            if isinstance(result, NotInTable) or not result.moves:
+            if isinstance(result, Exception) or not result.moves:  # not in the table, or damaged
                 continue
             best = result.moves[0]
             lines[i].append(best.name)

@@ -45,9 +45,12 @@ class SparroDescription(GameDescription):
         _no_options(options)
         return self.rules(variant or "standard")
 
-    def read(self, text: str | None, variant: str | None = None, **options: Any) -> tuple[Sparro, SparroPosition]:
+    def read(self, text: str | None, variant: str | None = None, allow_unreachable: bool = False,
+             **options: Any) -> tuple[Sparro, SparroPosition]:
+        """A position of the variant; one no game reaches is refused with the reason
+        (`Sparro.unreachability`) unless ``allow_unreachable``."""
         game = self.default_game(variant, **options)
-        return game, game.start() if text is None else game.parse(text)
+        return game, game.start() if text is None else game.parse(text, allow_unreachable=allow_unreachable)
 
     def tier_of(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         return tier_of_keys
@@ -138,17 +141,30 @@ def _loader(store: TablebaseStore, table: TableInfo, tier: int) -> Callable[[], 
 
 
 def search_lookup(game: Sparro, budget: int | None) -> Lookup:
-    """Exact outcomes by search from the rules engine alone (None past the budget)."""
+    """Exact outcomes by search from the rules engine alone (None past the budget).
+
+    ``budget`` bounds the nodes of one call (a probe asks for a position and all its
+    moves at once), not of each key: a key asked once the budget is spent is unknown.
+    The transposition table is kept between calls.
+    """
     search = Search(game, node_budget=budget)
 
-    def lookup(keys: Sequence[int]) -> list[Outcome | None]:
-        outcomes: list[Outcome | None] = []
+    def lookup(keys: Sequence[int]) -> list[Outcome | Exception | None]:
+        outcomes: list[Outcome | Exception | None] = []
+        spent = 0
         for key in keys:
+            if budget is not None:
+                if spent >= budget:
+                    outcomes.append(None)
+                    continue
+                search.node_budget = budget - spent
             try:
                 result = search.solve(game.from_key(key))
             except SearchBudgetExceeded:
+                spent = budget or 0
                 outcomes.append(None)
                 continue
+            spent += result.nodes
             outcomes.append(Outcome(result.value, result.remoteness))
         return outcomes
 

@@ -20,15 +20,19 @@ from tablebase.solver.probe import Lookup, Outcome
 
 def tiered_lookup(store: TablebaseStore, table: TableInfo, tier_of: Callable[[np.ndarray], np.ndarray],
                   decode: Decode) -> Lookup:
-    """Exact outcomes of canonical keys from a stored table (None where absent)."""
+    """Exact outcomes of canonical keys from a stored table (None where absent; the
+    StoreError naming the block where a key lies in a damaged block, so that a batch
+    still answers everything stored intact)."""
 
-    def lookup(keys: Sequence[int]) -> list[Outcome | None]:
+    def lookup(keys: Sequence[int]) -> list[Outcome | Exception | None]:
         array = np.array(keys, dtype=np.uint64)
-        outcomes: list[Outcome | None] = [None] * len(keys)
+        outcomes: list[Outcome | Exception | None] = [None] * len(keys)
         tiers = tier_of(array)
         for tier in np.unique(tiers):
             which = np.flatnonzero(tiers == tier)
-            found, payload = store.lookup(table, int(tier), array[which])
+            found, payload, damaged = store.lookup_partial(table, int(tier), array[which])
+            for at, error in damaged.items():
+                outcomes[int(which[at])] = error
             values, remoteness = decode(payload)
             for i, hit, value, plies in zip(which.tolist(), found.tolist(), values.tolist(), remoteness.tolist()):
                 if hit:

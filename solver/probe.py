@@ -41,8 +41,9 @@ class Outcome:
         return (2, -(self.remoteness or 0))
 
 
-#: canonical keys -> their exact results (None where unknown)
-Lookup = Callable[[Sequence[int]], Sequence[Outcome | None]]
+#: canonical keys -> their exact results (None where unknown, or the error that keeps a
+#: key from being answered, e.g. a damaged block of a stored table)
+Lookup = Callable[[Sequence[int]], Sequence[Outcome | Exception | None]]
 
 
 class NotInTable(LookupError):
@@ -80,15 +81,16 @@ def probe(game: Game[P], pos: P, lookup: Lookup, unknown: str = "position not in
     Raises NotInTable if the lookup does not know the position or one of its children.
     """
     result = probe_many(game, [pos], lookup, unknown)[0]
-    if isinstance(result, NotInTable):
+    if isinstance(result, Exception):
         raise result
     return result
 
 
 def probe_many(game: Game[P], positions: Sequence[P], lookup: Lookup,
-               unknown: str = "position not in the table") -> list[ProbeResult[P] | NotInTable]:
+               unknown: str = "position not in the table") -> list[ProbeResult[P] | Exception]:
     """`probe` for many positions with a single call of ``lookup``; a position the
-    lookup does not cover gets a NotInTable error (saying ``unknown``) in its place."""
+    lookup does not cover gets a NotInTable error (saying ``unknown``) in its place, one
+    the lookup cannot answer (damaged data) the lookup's error."""
     plans = []
     keys: list[int] = []
     for pos in positions:
@@ -98,7 +100,7 @@ def probe_many(game: Game[P], positions: Sequence[P], lookup: Lookup,
         keys.append(game.canonical_key(pos))
         keys.extend(game.canonical_key(child) for child in children)
     found = lookup(keys)
-    results: list[ProbeResult[P] | NotInTable] = []
+    results: list[ProbeResult[P] | Exception] = []
     for pos, moves, children, first in plans:
         outcomes = list(found[first:first + 1 + len(children)])
         # a finished game needs no table, and neither does a move that finishes it
@@ -106,6 +108,10 @@ def probe_many(game: Game[P], positions: Sequence[P], lookup: Lookup,
             terminal = game.terminal_value(node)
             if terminal is not None:
                 outcomes[index] = Outcome(terminal, 0)
+        failed = next((outcome for outcome in outcomes if isinstance(outcome, Exception)), None)
+        if failed is not None:
+            results.append(failed)
+            continue
         if any(outcome is None for outcome in outcomes):
             results.append(NotInTable(f"{unknown}: {game.format(pos)!r}"))
             continue

@@ -213,6 +213,8 @@ class TablebaseStore:
             self._check_schema(create and not self.readonly)
         except sqlite3.Error as exc:
             raise StoreError(explain(self.path, exc)) from None
+        except StoreError:
+            raise
         except ValueError as exc:  # a NUL byte in the name
             raise StoreError(f"cannot use {str(self.path)!r} as a tablebase file ({exc})") from None
         self._block_cache: OrderedDict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()

@@ -3,6 +3,7 @@ for one position text or a batch (one lookup per batch), from a table or a searc
 
 from __future__ import annotations
 
+from inspect import signature
 from typing import Any, Callable, Generic, TypeVar
 
 from tablebase.db.store import TablebaseStore
@@ -28,8 +29,11 @@ class ProbeAnswers(Generic[P]):
 
     def __init__(self, parse: Callable[[str], tuple[Game[P], P]], lookup_for: Callable[[Game[P]], Lookup],
                  unknown: str = "position not in the table", answer_unknown: bool = False,
-                 source: str | None = None) -> None:
+                 source: str | None = None,
+                 strict_parse: Callable[[str], tuple[Game[P], P]] | None = None) -> None:
         self.parse = parse
+        #: a stricter reading, asked only of texts the lookup does not know: its error says why
+        self.strict_parse = strict_parse
         self.lookup_for = lookup_for
         self.unknown = unknown
         #: answer "unknown" (e.g. a search out of budget) instead of raising NotInTable
@@ -39,12 +43,17 @@ class ProbeAnswers(Generic[P]):
 
     def one(self, text: str) -> dict:
         game, pos = self.parse(text)
-        lookup = self.lookup_for(game)
+        try:
+            lookup = self.lookup_for(game)
+        except Exception:  # no table to ask (not solved...): the strict reading's error comes first
+            if self.strict_parse is not None:
+                self.strict_parse(text)
+            raise
         try:
             result = probe_position(game, pos, lookup, self.unknown)
-        except NotInTable:
+        except NotInTable as exc:
             if not (self.answer_unknown or self.source_of(game) == "search"):
-                raise
+                raise self._why_unknown(text, exc) from None
             return unknown_json(game, pos, self.source_of(game))
         return self.answer(game, result, principal_variations(game, [pos], lookup)[0])
 
@@ -53,11 +62,21 @@ class ProbeAnswers(Generic[P]):
         per_game = getattr(self.lookup_for, "source", None)
         return per_game(game) if per_game is not None else self.source
 
+    def _why_unknown(self, text: str, missing: NotInTable) -> Exception:
+        """The strict reading's error for a text the lookup does not know (say, a
+        position no game reaches), else the NotInTable itself."""
+        if self.strict_parse is not None:
+            try:
+                self.strict_parse(text)
+            except NotationError as exc:
+                return exc
+        return missing
+
     def many(self, texts: list[str]) -> list[dict | Exception]:
         if self.answer_unknown:  # a search: one lookup per position, so that its budget is per position
             return [self._one_or_error(text) for text in texts]
         results: list[dict | Exception] = []
-        by_game: dict[int, tuple[Game[P], list[tuple[int, P]]]] = {}
+        by_game: dict[tuple[str, str], tuple[Game[P], list[tuple[int, P]]]] = {}
         for i, text in enumerate(texts):
             try:
                 game, pos = self.parse(text)
@@ -65,9 +84,17 @@ class ProbeAnswers(Generic[P]):
                 results.append(exc)
                 continue
             results.append({})
-            by_game.setdefault(id(game), (game, []))[1].append((i, pos))
+            # one lookup per rules, however many rules objects the reading made
+            by_game.setdefault((type(game).__name__, game.rules_name), (game, []))[1].append((i, pos))
         for game, items in by_game.values():
-            lookup = self.lookup_for(game)
+            try:
+                lookup = self.lookup_for(game)
+            except Exception:
+                if self.strict_parse is None:
+                    raise
+                # no table to ask: read every text strictly, as without the shortcut
+                return ProbeAnswers(self.strict_parse, self.lookup_for, self.unknown, self.answer_unknown,
+                                    self.source).many(texts)
             probed = probe_many(game, [pos for _, pos in items], lookup, self.unknown)
             known = [(i, pos, found) for (i, pos), found in zip(items, probed) if not isinstance(found, Exception)]
             lines = principal_variations(game, [pos for _, pos, _ in known], lookup)
@@ -76,7 +103,8 @@ class ProbeAnswers(Generic[P]):
             for (i, pos), missing in zip(items, probed):
                 if isinstance(missing, NotInTable):
                     searched = self.answer_unknown or self.source_of(game) == "search"
-                    results[i] = unknown_json(game, pos, self.source_of(game)) if searched else missing
+                    results[i] = (unknown_json(game, pos, self.source_of(game)) if searched
+                                  else self._why_unknown(texts[i], missing))
                 elif isinstance(missing, Exception):  # damaged data: this line only
                     results[i] = missing
         return results
@@ -209,4 +237,17 @@ def probe_answers(description: GameDescription, store: TablebaseStore | None, se
         return description.read(text, **options)
 
     lookups = Lookups(description, store, search, budget, seconds, progress, fallback)
-    return ProbeAnswers(parse, lookups, answer_unknown=search)
+    if (search or fallback or options.get("allow_unreachable")
+            or "allow_unreachable" not in signature(description.read).parameters):
+        return ProbeAnswers(parse, lookups, answer_unknown=search)
+
+    def lenient(text: str) -> tuple[Any, Any]:
+        game, pos = description.read(text, **{**options, "allow_unreachable": True})
+        if game.terminal_value(pos) is not None:  # answered without the table: read strictly
+            return parse(text)
+        return game, pos
+
+    # The tables hold exactly the reachable positions: one found there needs no proof that
+    # a game reaches it (for Sparro a search), and one missing is read strictly for the reason.
+    # A finished game is not looked up, so it is read strictly at once.
+    return ProbeAnswers(lenient, lookups, strict_parse=parse)

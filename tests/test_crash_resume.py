@@ -38,7 +38,10 @@ def checksum(db: Path, variant: str = "standard") -> str | None:
 
 
 def assert_whole_tiers(db: Path) -> None:
-    """Whatever a killed solve left: a readable file whose stored tiers all verify."""
+    """Whatever a killed solve left: a readable file whose stored tiers all verify (or,
+    killed before it made the schema, an empty file, which the next solve adopts)."""
+    if db.stat().st_size == 0:
+        return
     with TablebaseStore(db, readonly=True) as store:
         for table in store.tables():
             for tier in store.stored_tiers(table.id):

@@ -138,18 +138,18 @@ Example:
 @click.option("--weak", is_flag=True,
               help="Weak solve: prove the value of the start (no table), by a proof-number search whose "
                    "frontier positions are exact-search jobs; resumable, committed as it goes.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
               help="--weak: run the jobs on a local Dask cluster of N worker processes (default: in-process).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
               help="--weak: run the jobs on the Dask cluster of this scheduler (started with 'dask scheduler' "
                    "and 'dask worker'; the workers need this package installed).")
-@click.option("--job-budget", type=click.IntRange(min=1), default=DEFAULT_JOB_BUDGET, show_default=True,
+@click.option("--job-budget", type=BUDGET_RANGE, default=DEFAULT_JOB_BUDGET, show_default=True,
               help="--weak: positions one leaf job may explore before it answers unknown (then the "
                    "position is expanded by the proof-number search instead).")
-@click.option("--job-max-empty", type=click.IntRange(min=0), default=None,
+@click.option("--job-max-empty", type=click.IntRange(0, 10**4), default=None,
               help="--weak: send only positions with at most this many empty cells as jobs; the search "
                    "expands bigger ones itself (default: every position is tried as a job first).")
-@click.option("--time-limit", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+@click.option("--time-limit", type=click.FloatRange(0, 10**9), default=None, metavar="SECONDS",
               help="--weak: stop after this long (everything settled is kept; the same command goes on).")
 @click.option("--leaf-solver", type=click.Choice(sorted(LEAF_SOLVERS)), default=DEFAULT_LEAF_SOLVER,
               show_default=True,

@@ -185,6 +185,9 @@ def explain(path: Path, exc: sqlite3.Error) -> str:
     return f"cannot use {name} as a tablebase ({text})"
 
 
+_explain = explain  # the name other db modules imported first
+
+
 class TablebaseStore:
     """A tablebase file. Open with ``create=True`` to make it if it does not exist, with
     ``readonly=True`` to guarantee that nothing is written (what `check` and `probe` do).

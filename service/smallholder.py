@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 from functools import cache
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -23,12 +23,12 @@ from tablebase.service import tables
 from tablebase.service.progress import Progress, ProgressEvent, report
 from tablebase.solver.probe import Lookup
 from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS, MAX_MASK_CELLS
-from tablebase.solver.smallholder_exact import MAX_CELLS as EXACT_MAX_CELLS
-from tablebase.solver.smallholder_exact import Budget, ExactSearch
-from tablebase.solver.smallholder_exact import search_lookup as exact_lookup
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 from tablebase.solver.smallholder_solve import (
     PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, pack_results, solve_ruleset, stone_counts, unpack_results)
+
+if TYPE_CHECKING:
+    from tablebase.solver.smallholder_exact import ExactSearch
 
 GAME = "smallholder"
 _VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
@@ -197,6 +197,10 @@ class SmallholderDescription(GameDescription):
 
     def search_lookup(self, game: Smallholder, budget: int, seconds: float | None = None,
                       progress: Progress | None = None) -> Lookup:
+        # imported here: the exact search loads numba, which no command should pay for at start-up
+        from tablebase.solver.smallholder_exact import MAX_CELLS as EXACT_MAX_CELLS
+        from tablebase.solver.smallholder_exact import Budget
+        from tablebase.solver.smallholder_exact import search_lookup as exact_lookup
         if game.board.size <= EXACT_MAX_CELLS:
             # the pruning exact search (its table lives on in the process between probes)
             return exact_lookup(exact_search(game), Budget(seconds, budget), search_progress(game, progress))
@@ -240,6 +244,7 @@ def solved_lookup(store: TablebaseStore, game: Smallholder, progress: Progress |
 @cache
 def exact_search(game: Smallholder) -> ExactSearch:
     """One exact search per rules object and process: what it proves stays in its table."""
+    from tablebase.solver.smallholder_exact import ExactSearch
     return ExactSearch(game)
 
 

@@ -16,6 +16,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +33,12 @@ from tablebase.cli.main import main
 from tablebase.web.app import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
-DOCS_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "img"
+#: The browser tests take docs/explorer.md's screenshots. They are written into docs/img
+#: only when ``TABLEBASE_SCREENSHOTS=docs`` is set, so an ordinary test run leaves the
+#: checkout as it was; otherwise they go to a temporary folder.
+DOCS_IMAGES = (Path(__file__).resolve().parent.parent / "docs" / "img"
+               if os.environ.get("TABLEBASE_SCREENSHOTS") == "docs"
+               else Path(tempfile.mkdtemp(prefix="tablebase-screenshots-")))
 #: A nearly full hex4 position no table holds; the search proves a win in 9 for White.
 HEX4_POSITION = "WB.W/WBW.B/BBWBB./..B.B.W/.W.W../BWW.W/W.BB W"
 
@@ -248,7 +254,6 @@ def server(web_db: Path) -> Iterator[str]:
     thread.join(10)
 
 
-@pytest.mark.slow
 def test_many_readers_while_a_solve_writes(server: str, web_db: Path) -> None:
     """Eight clients probe at once while `solve` writes another table into the same file."""
     expected = {p: cli_json("probe", "sparro", p, "--json", "--db", str(web_db)) for p in SPARRO_POSITIONS}
@@ -341,7 +346,6 @@ def shown_move_list(page: Any) -> list[str]:
     return page.eval_on_selector_all("#moves tbody tr", "rows => rows.map(r => r.dataset.move)")
 
 
-@pytest.mark.slow
 def test_board_shows_the_probe_and_plays_clicked_cells(page: Any, server: str, web_db: Path) -> None:
     db = ["--db", str(web_db)]
     open_page(page, server, "/", game="sparro", variant="standard")
@@ -389,7 +393,6 @@ def test_board_shows_the_probe_and_plays_clicked_cells(page: Any, server: str, w
     page.screenshot(path=str(DOCS_IMAGES / "explorer-sparro.png"))
 
 
-@pytest.mark.slow
 def test_position_box_sets_a_position(page: Any, server: str, web_db: Path) -> None:
     open_page(page, server, "/", game="sparro")
     page.fill("#position", "RBBRBR.BR.../......../....")
@@ -403,7 +406,6 @@ def test_position_box_sets_a_position(page: Any, server: str, web_db: Path) -> N
     assert page.inner_text("#error") == cli_error("probe", "sparro", "not a position", "--db", str(web_db))
 
 
-@pytest.mark.slow
 def test_value_history_marks_the_moves_that_changed_the_value(page: Any, server: str, web_db: Path) -> None:
     db = ["--db", str(web_db), "--board", "limping2"]
     # a1 throws Black's win away; b2 (White's slowest loss) hands it back
@@ -425,7 +427,6 @@ def test_value_history_marks_the_moves_that_changed_the_value(page: Any, server:
     page.screenshot(path=str(DOCS_IMAGES / "explorer-smallholder.png"), full_page=True)
 
 
-@pytest.mark.slow
 def test_hex4_positions_are_searched_in_the_background(page: Any, server: str) -> None:
     open_page(page, server, "/", game="smallholder", board="hex4", position=HEX4_POSITION)
     assert "No table holds this position" in page.inner_text("#status")
@@ -444,7 +445,6 @@ def test_hex4_positions_are_searched_in_the_background(page: Any, server: str) -
     assert page.inner_text("#search-status") == "search stopped: unknown"
 
 
-@pytest.mark.slow
 def client_probe(page: Any, position: str, after: str) -> Any:
     """The API's probe of ``position`` after ``after``, fetched by the page itself."""
     return page.evaluate("async ([p, a]) => (await fetch('/api/probe?' + new URLSearchParams("
@@ -502,7 +502,6 @@ def test_fairness_is_the_verify_json_for_the_tables_held(client: Any, web_db: Pa
     assert all("tablebase verify" in line for line in report["not_checked"])
 
 
-@pytest.mark.slow
 def test_fairness_page_renders_the_report(page: Any, server: str, client: Any) -> None:
     report = client.get("/api/fairness").json()
     open_page(page, server, "/fairness")
@@ -564,7 +563,6 @@ def test_serve_refuses_a_missing_file_and_a_taken_port(tmp_path: Path, web_db: P
     assert busy.stderr.count("\n") == 1
 
 
-@pytest.mark.slow
 def test_puzzle_sheet_keeps_solutions_apart_and_pictures_in_their_boxes(page: Any, web_db: Path,
                                                                         tmp_path: Path) -> None:
     sheet = tmp_path / "sheet.html"

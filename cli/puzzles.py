@@ -27,7 +27,7 @@ from tablebase.service.files import open_store
 from tablebase.games.smallholder import DEFAULT_RULESET
 from tablebase.games.sparro import VARIANTS
 from tablebase.service import puzzles as service
-from tablebase.service.errors import NotationError
+from tablebase.service.errors import IllegalMoveError, NotationError
 from tablebase.service.games import GAMES as REGISTRY, describe
 from tablebase.service.play import Match, outcome_text
 
@@ -214,7 +214,7 @@ def _play(match: Match) -> bool:
             continue
         try:
             judgement = match.move(text)
-        except (NotationError, ValueError) as exc:
+        except (NotationError, IllegalMoveError) as exc:
             click.echo(f"not a legal move: {exc}")
             show_board = False
             continue

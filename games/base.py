@@ -29,6 +29,15 @@ class IllegalPositionError(NotationError):
     """Well-formed text describing a position the rules do not allow."""
 
 
+class IllegalMoveError(ValueError):
+    """A well-formed move that the rules do not allow in the position (not a notation
+    problem: the move names a cell, but that cell is not a legal move there).
+
+    The message says whose move it was, in which position, and ends with the move as
+    ``{text!r}``.
+    """
+
+
 P = TypeVar("P", bound=Hashable)
 
 
@@ -66,7 +75,7 @@ class Game(Protocol[P]):
         ...
 
     def play(self, pos: P, move: int) -> P:
-        """The position after ``move``; raise ValueError if the move is illegal."""
+        """The position after ``move``; raise IllegalMoveError if the move is illegal."""
         ...
 
     def terminal_value(self, pos: P) -> int | None:

@@ -1,7 +1,8 @@
 """The exceptions an interface shows as one line (CLI: stderr and exit 1; web: HTTP 400).
 
 * `NotationError` (from `games.base`): text that is not a position, a move, a rules name;
-* `IllegalMoveError` (from the rules engines): a well-formed move the position does not allow;
+* `IllegalMoveError` (from `games.base`, raised by both rules engines): a well-formed move
+  the position does not allow (not a notation problem);
 * `StoreError` (from `db.store`): the file is missing, damaged, locked or unwritable;
 * `NotInTable`: the table does not cover a position (unsolved rules, unreachable position);
 * `ServiceError`: a request the service cannot serve as asked (a table not solved, made by
@@ -13,8 +14,7 @@
 from __future__ import annotations
 
 from tablebase.db.store import StoreError
-from tablebase.games.base import IllegalPositionError, NotationError
-from tablebase.games.smallholder import IllegalMoveError
+from tablebase.games.base import IllegalMoveError, IllegalPositionError, NotationError
 from tablebase.solver.probe import NotInTable
 
 __all__ = ["USER_ERRORS", "IllegalMoveError", "IllegalPositionError", "NotInTable", "NotSolved", "NotationError",
@@ -33,4 +33,4 @@ class WrongVersion(ServiceError):
     """The stored table was made by another version of the rules, solver or payload."""
 
 
-USER_ERRORS: tuple[type[Exception], ...] = (NotationError, StoreError, NotInTable, ServiceError)
+USER_ERRORS: tuple[type[Exception], ...] = (NotationError, IllegalMoveError, StoreError, NotInTable, ServiceError)

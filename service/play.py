@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablebase.games.base import WIN
-from tablebase.service.errors import IllegalMoveError
 from tablebase.solver.probe import Lookup, MoveOutcome, Outcome, probe
 
 
@@ -71,15 +70,10 @@ class Match:
         return best
 
     def move(self, text: str) -> Judgement:
-        """Play the user's move (a name or an index); NotationError / IllegalMoveError
-        (a ValueError) when it is not a legal move, and nothing is played."""
+        """Play the user's move (a name or an index); NotationError when it names no
+        cell, IllegalMoveError when it is not a legal move; then nothing is played."""
         move = self.game.parse_move(text)
-        try:
-            after = self.game.play(self.pos, move)
-        except IllegalMoveError:
-            raise
-        except ValueError as exc:
-            raise IllegalMoveError(str(exc)) from None
+        after = self.game.play(self.pos, move)
         name = self.game.move_name(move)
         answer = probe(self.game, self.pos, self.lookup)
         outcome = next(m.outcome for m in answer.moves if m.cell == move)

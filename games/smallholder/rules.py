@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from tablebase.games.base import LOSS, IllegalPositionError, NotationError
+from tablebase.games.base import LOSS, IllegalMoveError, IllegalPositionError
 from tablebase.games.smallholder.board import AXES, DEFAULT_BOARD, Board, bits, get_board
 from tablebase.games.smallholder.options import DEFAULT_RULESET, Rules, parse_rules
 from tablebase.games.smallholder.position import (
@@ -34,10 +34,6 @@ _SIGHT_PAIRS = {
 #: How many analysed positions each rules object remembers (``legal_moves`` then ``play``
 #: on the same position is the common pattern; the cache makes the second call free).
 _ANALYSIS_CACHE = 4096
-
-
-class IllegalMoveError(NotationError):
-    """A well-formed move that the rules do not allow in the position."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from tablebase.games.base import DRAW, LOSS, WIN, IllegalPositionError, NotationError
+from tablebase.games.base import DRAW, LOSS, WIN, IllegalMoveError, IllegalPositionError, NotationError
 from tablebase.games.sparro.geometry import (
     CELL_NAMES,
     CELLS,
@@ -186,8 +186,10 @@ class Sparro:
 
     def play(self, pos: SparroPosition, move: int) -> SparroPosition:
         if not (0 <= move < NUM_CELLS and self.legal_mask(pos) >> move & 1):
-            raise ValueError(f"illegal move {CELL_NAMES[move] if 0 <= move < NUM_CELLS else move} "
-                             f"in {self.format(pos)!r}")
+            side = "Red" if pos.to_move == RED else "Black"
+            raise IllegalMoveError(f"illegal move for {side} in {self.format(pos)!r} "
+                                   f"under {self.variant}: "
+                                   f"{CELL_NAMES[move] if 0 <= move < NUM_CELLS else str(move)!r}")
         bit = 1 << move
         if pos.to_move == RED:
             red, black = pos.red | bit, pos.black

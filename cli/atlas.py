@@ -16,7 +16,7 @@ from tablebase.service.atlas import (
     WEAK_BOARDS, compare_smallholder, smallholder_atlas, sparro_atlas, weak_first_player_results)
 from tablebase.service.files import open_store
 from tablebase.service.smallholder import rules_of
-from tablebase.games.sparro import NAMED_VARIANTS
+from tablebase.service.sparro import DESCRIPTION as SPARRO
 
 #: The board `atlas smallholder` uses without --board: its 120 combinations take seconds.
 ATLAS_BOARD = "limping2"
@@ -111,7 +111,7 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
 Example:
     tablebase atlas sparro
     tablebase atlas sparro --variant standard --variant standard-no-compensation --json""")
-@click.option("--variant", "variants", multiple=True, type=click.Choice(NAMED_VARIANTS),
+@click.option("--variant", "variants", multiple=True, type=click.Choice(SPARRO.named_variants),
               help="Variant, repeatable (default: all four, standard-no-compensation included).")
 @db_option
 @json_option
@@ -126,7 +126,7 @@ def atlas_sparro(variants: tuple[str, ...], db_path: str, as_json: bool, silent:
     and has no captures ("cycles" is false, "capture_share" null).
     """
     with open_store(db_path, create=True) as store:
-        rows = sparro_atlas(store, variants or NAMED_VARIANTS, progress_printer(silent))
+        rows = sparro_atlas(store, variants or SPARRO.named_variants, progress_printer(silent))
     if as_json:
         for row in rows:
             click.echo(json.dumps(row))

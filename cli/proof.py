@@ -9,10 +9,9 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import db_option, main, write_output
-from tablebase.games.smallholder import DEFAULT_BOARD, RULESETS, DEFAULT_RULESET
 from tablebase.service.files import open_store
 from tablebase.service.proof import export_proof
-from tablebase.service.smallholder import rules_of
+from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
 
 
 @main.group("proof")
@@ -31,9 +30,9 @@ Example:
     tablebase proof export smallholder --board limping2 --output limping2-nibbler.proof.tsv
     tablebase proof export smallholder --board limping3 --ruleset stymie --output stymie.tsv.gz
     tablebase check --proof limping2-nibbler.proof.tsv""")
-@click.option("--board", metavar="B", default=DEFAULT_BOARD, show_default=True, help="Board of the weak solve.")
+@click.option("--board", metavar="B", default=SMALLHOLDER.default_board, show_default=True, help="Board of the weak solve.")
 @click.option("--ruleset", metavar="R", default=None,
-              help=f"Named ruleset: {', '.join(RULESETS)} (default {DEFAULT_RULESET}).")
+              help=f"Named ruleset: {', '.join(SMALLHOLDER.rulesets)} (default {SMALLHOLDER.default_ruleset}).")
 @click.option("--rules", "spec", metavar="SPEC", default=None,
               help="Custom options groups=...,adjacent=...,territory=...,capture=...")
 @click.option("--position", metavar="POSITION", default=None,

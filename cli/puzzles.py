@@ -24,12 +24,12 @@ from tablebase.cli.app import (
     write_output,
 )
 from tablebase.service.files import open_store
-from tablebase.games.smallholder import DEFAULT_RULESET
-from tablebase.games.sparro import VARIANTS
 from tablebase.service import puzzles as service
 from tablebase.service.errors import IllegalMoveError, NotationError
 from tablebase.service.games import GAMES as REGISTRY, describe
 from tablebase.service.play import Match, outcome_text
+from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
+from tablebase.service.sparro import DESCRIPTION as SPARRO
 
 GAMES = tuple(REGISTRY)
 SIDE_NAMES = {"R": "Red", "B": "Black", "W": "White"}
@@ -57,9 +57,9 @@ Example:
     tablebase puzzles generate sparro --variant extended --count 100 --json
     tablebase puzzles generate smallholder --ruleset stymie --board limping2 --count 10""")
 @click.argument("game", type=click.Choice(GAMES))
-@click.option("--variant", type=click.Choice(VARIANTS), default="standard", show_default=True,
+@click.option("--variant", type=click.Choice(SPARRO.variants), default=SPARRO.default_variant, show_default=True,
               help="Sparro variant.")
-@click.option("--ruleset", default=DEFAULT_RULESET, show_default=True,
+@click.option("--ruleset", default=SMALLHOLDER.default_ruleset, show_default=True,
               help="Smallholder ruleset: a name or a spec such as 'territory=hull,capture=groupwise'.")
 @click.option("--board", type=click.Choice(["limping2", "hex3"]), default="hex3", show_default=True,
               help="Smallholder board (one that can be solved).")
@@ -266,8 +266,8 @@ Example:
     tablebase play smallholder --board limping2 --ruleset stymie""")
 @click.argument("game", type=click.Choice(GAMES))
 @click.argument("position", required=False)
-@click.option("--variant", type=click.Choice(VARIANTS), default="standard", show_default=True, help="Sparro variant.")
-@click.option("--ruleset", default=DEFAULT_RULESET, show_default=True, help="Smallholder ruleset (name or spec).")
+@click.option("--variant", type=click.Choice(SPARRO.variants), default=SPARRO.default_variant, show_default=True, help="Sparro variant.")
+@click.option("--ruleset", default=SMALLHOLDER.default_ruleset, show_default=True, help="Smallholder ruleset (name or spec).")
 @click.option("--board", type=click.Choice(["limping2", "hex3"]), default="hex3", show_default=True,
               help="Smallholder board.")
 @click.option("--as", "side", type=click.Choice(["R", "B", "W"]), help="Your colour (default: the side to move).")

@@ -13,7 +13,6 @@ from tablebase.cli.app import (
     answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option, show,
     silent_option, solve, weak_progress, write_output)
 from tablebase.service.files import open_store
-from tablebase.games.smallholder import BLACK, DEFAULT_BOARD, DEFAULT_RULESET, RULESETS, Position, Rules, all_rules, get_board
 from tablebase.render.text import moves_line
 from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
@@ -23,10 +22,10 @@ from tablebase.service.smallholder import (
 
 
 _board_option = click.option("--board", "board", metavar="B", default=None,
-                             help=f"Board: hex3..hex7 or limping2..limping4 (default {DEFAULT_BOARD}, "
+                             help=f"Board: hex3..hex7 or limping2..limping4 (default {DESCRIPTION.default_board}, "
                                   f"or the board the position is on).")
 _ruleset_option = click.option("--ruleset", metavar="R", default=None,
-                               help=f"Named ruleset: {', '.join(RULESETS)} (default {DEFAULT_RULESET}).")
+                               help=f"Named ruleset: {', '.join(DESCRIPTION.rulesets)} (default {DESCRIPTION.default_ruleset}).")
 _rules_option = click.option("--rules", "spec", metavar="SPEC", default=None,
                              help="Custom options groups=...,adjacent=...,territory=...,capture=...; "
                                   "keys left out keep the --ruleset values.")
@@ -89,7 +88,7 @@ def moves_smallholder(position: str | None, board: str | None, ruleset: str | No
     """
     rules = rules_of(ruleset, spec)
     if position is None:
-        position_text = game_of(board or DEFAULT_BOARD, rules).format(Position(0, 0, BLACK))
+        position_text = _empty_board(board, rules)
     else:
         position_text = position
 
@@ -104,15 +103,21 @@ def moves_smallholder(position: str | None, board: str | None, ruleset: str | No
     answer_positions(position_text, one, as_json, as_text)
 
 
+def _empty_board(board: str | None, rules: Any) -> str:
+    """The text of the empty board (Black to move) of ``board`` (default: the default board)."""
+    game = game_of(board or DESCRIPTION.default_board, rules)
+    return game.format(game.start())
+
+
 # -- solving ------------------------------------------------------------------------
 
-def _rules_to_solve(ruleset: str | None, spec: str | None, all_rulesets: bool, all_combinations: bool) -> list[Rules]:
+def _rules_to_solve(ruleset: str | None, spec: str | None, all_rulesets: bool, all_combinations: bool) -> list[Any]:
     if sum((bool(ruleset or spec), all_rulesets, all_combinations)) > 1:
         raise click.UsageError("give one of --ruleset/--rules, --all-rulesets, --all-combinations")
     if all_rulesets:
-        return list(RULESETS.values())
+        return DESCRIPTION.named_rules()
     if all_combinations:
-        return all_rules()
+        return DESCRIPTION.all_combinations()
     return [rules_of(ruleset, spec)]
 
 
@@ -124,7 +129,7 @@ Example:
     tablebase solve smallholder --board limping2 --weak --first-moves
     tablebase solve smallholder --board limping3 --weak --workers 2 --time-limit 3600
     tablebase solve smallholder --board hex4 --weak --scheduler tcp://10.0.0.5:8786""")
-@click.option("--board", metavar="B", default=DEFAULT_BOARD, show_default=True,
+@click.option("--board", metavar="B", default=DESCRIPTION.default_board, show_default=True,
               help="Board: limping2 or hex3 for a table (at most 31 cells; the default hex4 needs --weak); "
                    "with --weak any board up to 63 cells.")
 @_ruleset_option
@@ -186,7 +191,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     if weak:
         if all_combinations or force:
             raise click.UsageError("--weak takes one ruleset or --all-rulesets (and no --force)")
-        get_board(board)
+        DESCRIPTION.check_board(board)
         with open_store(db_path, create=True) as store:
             for rules in rules_list:
                 report = weak_solve_into(store, board, rules, node_budget=job_budget, solver=leaf_solver, workers=workers,
@@ -194,7 +199,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
                                          first_moves=first_moves, progress=weak_progress(silent))
                 click.echo(json.dumps(report.as_json()) if as_json else report.text())
         return
-    get_board(board)  # an unknown board is a clean error before anything is written
+    DESCRIPTION.check_board(board)  # an unknown board is a clean error before anything is written
     with open_store(db_path, create=True) as store:
         for rules in rules_list:
             info = solve_into(store, board, rules, progress=progress_printer(silent), force=force)
@@ -253,7 +258,7 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     "remoteness"}], "pv": [names]}.
     """
     rules = rules_of(ruleset, spec)
-    text = position if position is not None else game_of(board or DEFAULT_BOARD, rules).format(Position(0, 0, BLACK))
+    text = position if position is not None else _empty_board(board, rules)
 
     options: dict[str, Any] = {"board": board, "ruleset": ruleset, "rules": spec,
                                "allow_unreachable": allow_unreachable}

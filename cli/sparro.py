@@ -23,7 +23,6 @@ from tablebase.cli.app import (
     solve,
 )
 from tablebase.service.files import open_store
-from tablebase.games.sparro import NAMED_VARIANTS, VARIANTS
 from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
 from tablebase.service.sparro import DESCRIPTION, solve_into
@@ -36,7 +35,7 @@ board is '{START_TEXT}'. In the extended variants the token holder may follow af
 space (R or B, default B). Cells are named level + column + row, e.g. 0a1 (base level,
 north-west corner), 1b3, 2b2; a move is given by its name or its index 0-23."""
 
-variant_option = click.option("--variant", type=click.Choice(NAMED_VARIANTS), default="standard", show_default=True,
+variant_option = click.option("--variant", type=click.Choice(DESCRIPTION.named_variants), default="standard", show_default=True,
                               help="Rule variant (standard-no-compensation: standard with a full board without a line a draw).")
 unreachable_option = click.option("--allow-unreachable", is_flag=True,
                                   help="Accept a legal position that no game reaches (for analysis).")
@@ -98,14 +97,14 @@ def moves_sparro(position: str, variant: str, as_json: bool, allow_unreachable: 
 
 
 def _variants(choice: str) -> list[str]:
-    return list(VARIANTS) if choice == "all" else [choice]
+    return list(DESCRIPTION.variants) if choice == "all" else [choice]
 
 
 @solve.command("sparro", epilog="""\b
 Example:
     tablebase solve sparro --variant all
     tablebase solve sparro --variant extended --db /tmp/sparro.sqlite --json""")
-@click.option("--variant", type=click.Choice(NAMED_VARIANTS + ("all",)), default="all", show_default=True,
+@click.option("--variant", type=click.Choice(DESCRIPTION.named_variants + ("all",)), default="all", show_default=True,
               help="Variant to solve, or all three published ones (all: not standard-no-compensation).")
 @db_option
 @silent_option

@@ -13,8 +13,8 @@ import numpy as np
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import (
-    BLACK, COLOUR_NAMES, DEFAULT_BOARD, DEFAULT_RULESET, WHITE, IllegalMoveError, Position, RULESETS, Rules, Smallholder,
-    get_board, parse_position, parse_rules)
+    BLACK, BOARD_ROWS, COLOUR_NAMES, DEFAULT_BOARD, DEFAULT_RULESET, WHITE, IllegalMoveError, Position, RULESETS, Rules,
+    Smallholder, all_rules, get_board, parse_position, parse_rules)
 from tablebase.render.svg import smallholder_svg
 from tablebase.render.text import smallholder_moves, smallholder_text
 from tablebase.service.description import GameDescription
@@ -155,6 +155,11 @@ class SmallholderDescription(GameDescription):
     name = GAME
     colours = (BLACK, WHITE)
     options = ("board", "ruleset", "rules")
+    #: the boards the rules know, the named rulesets, and the defaults of every command
+    boards: tuple[str, ...] = tuple(BOARD_ROWS)
+    default_board = DEFAULT_BOARD
+    rulesets: tuple[str, ...] = tuple(RULESETS)
+    default_ruleset = DEFAULT_RULESET
     rules_version = RULES_VERSION
     solver_version = SOLVER_VERSION
     payload_dtype = PAYLOAD_DTYPE
@@ -176,6 +181,18 @@ class SmallholderDescription(GameDescription):
              allow_unreachable: bool = False, **options: Any) -> tuple[Smallholder, Position]:
         _no_options(options)
         return read(text, board, rules_of(ruleset, rules), allow_unreachable)
+
+    def named_rules(self) -> list[Rules]:
+        """The rules of every named ruleset."""
+        return list(RULESETS.values())
+
+    def all_combinations(self) -> list[Rules]:
+        """The rules of every combination of the options (120)."""
+        return all_rules()
+
+    def check_board(self, name: str) -> None:
+        """NotationError when ``name`` is no board of the rules."""
+        get_board(name)
 
     def tier_of(self, game: Smallholder) -> Callable[[np.ndarray], np.ndarray]:
         size = game.board.size

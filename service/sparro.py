@@ -9,7 +9,7 @@ import numpy as np
 
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.base import WIN
-from tablebase.games.sparro import SYMMETRIES, Sparro, SparroPosition
+from tablebase.games.sparro import NAMED_VARIANTS, SYMMETRIES, VARIANTS, Sparro, SparroPosition
 from tablebase.games.sparro.rules import RULES_VERSION
 from tablebase.render.svg import sparro_svg
 from tablebase.render.text import sparro_text
@@ -32,6 +32,11 @@ class SparroDescription(GameDescription):
     name = GAME
     colours = ("R", "B")
     options = ("variant",)
+    #: the published variants (what "all" solves) and every variant the rules know
+    #: (the published ones and the hypothetical standard-no-compensation)
+    variants: tuple[str, ...] = VARIANTS
+    named_variants: tuple[str, ...] = NAMED_VARIANTS
+    default_variant = "standard"
     rules_version = RULES_VERSION
     solver_version = SOLVER_VERSION
     payload_dtype = PAYLOAD_DTYPE

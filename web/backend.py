@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import tablebase
-from tablebase.games.smallholder import DEFAULT_BOARD, DEFAULT_RULESET, RULESETS
-from tablebase.games.smallholder.board import BOARD_ROWS
-from tablebase.games.sparro import VARIANTS
 from tablebase.service import puzzles as puzzle_service
 from tablebase.service.errors import USER_ERRORS as SERVICE_ERRORS
 from tablebase.service.errors import IllegalMoveError, NotInTable, NotSolved
 from tablebase.service.games import describe
 from tablebase.service.puzzles import puzzle_json
+from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
+from tablebase.service.sparro import DESCRIPTION as SPARRO
 from tablebase.service.verify import stored_claims
 
 __all__ = ["USER_ERRORS", "BadRequest", "Explorer", "error_line", "is_missing_table"]
@@ -71,9 +70,9 @@ class Explorer:
     @staticmethod
     def games() -> dict[str, Any]:
         """The games and the rules each can be played under (for the page's choices)."""
-        return {"sparro": {"variants": list(VARIANTS), "default_variant": "standard"},
-                "smallholder": {"boards": list(BOARD_ROWS), "default_board": DEFAULT_BOARD,
-                                "rulesets": list(RULESETS), "default_ruleset": DEFAULT_RULESET}}
+        return {"sparro": {"variants": list(SPARRO.variants), "default_variant": SPARRO.default_variant},
+                "smallholder": {"boards": list(SMALLHOLDER.boards), "default_board": SMALLHOLDER.default_board,
+                                "rulesets": list(SMALLHOLDER.rulesets), "default_ruleset": SMALLHOLDER.default_ruleset}}
 
     def tables(self) -> list[dict[str, Any]]:
         """What the file holds (`tablebase tables --json`); opening it checks it is a tablebase."""

@@ -137,11 +137,14 @@ class TableSummary:
 class Tablebase:
     """A tablebase file. Use `tablebase.open`; close it (or use ``with``) when done."""
 
-    def __init__(self, path: str | Path, mode: Literal["r", "w"] = "r") -> None:
+    def __init__(self, path: str | Path, mode: Literal["r", "w"] = "r", memo: bool = False) -> None:
         if mode not in ("r", "w"):
             raise ServiceError(f"mode must be 'r' (read-only) or 'w' (solve into the file): {mode!r}")
         self.path = Path(path)
         self.mode = mode
+        #: probes remember what complete tables answered, for every `Tablebase` of the process
+        #: (see `service.probing.MemoLookup`): for a long-running reader such as the web explorer
+        self.memo = memo
         self.store = TablebaseStore(path, create=mode == "w", readonly=mode == "r")
 
     def close(self) -> None:
@@ -171,7 +174,7 @@ class Tablebase:
         (then "unknown" past the node ``budget``). Options as for `position`."""
         description = describe(game)
         engine, pos = description.read(position, **options)
-        lookups = Lookups(description, None if search else self.store, search, budget)
+        lookups = Lookups(description, None if search else self.store, search, budget, memo=self.memo)
         answers = ProbeAnswers(lambda _: (engine, pos), lookups, answer_unknown=search)
         return _probe_of(_position(game, engine, pos), answers.one(engine.format(pos)))
 
@@ -223,10 +226,12 @@ class Tablebase:
                                                  f"seed={seed})", progress))
 
 
-def open(path: str | Path = "tablebase.sqlite", mode: Literal["r", "w"] = "r") -> Tablebase:  # noqa: A001
+def open(path: str | Path = "tablebase.sqlite", mode: Literal["r", "w"] = "r",  # noqa: A001
+         memo: bool = False) -> Tablebase:
     """Open a tablebase file: read-only (``mode="r"``), or ``mode="w"`` to solve into it
-    (created if missing)."""
-    return Tablebase(path, mode)
+    (created if missing). With ``memo``, probes remember what complete tables answered
+    (shared by the whole process; a table replaced in the file is read anew)."""
+    return Tablebase(path, mode, memo)
 
 
 GAME_NAMES = tuple(GAMES)

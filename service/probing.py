@@ -3,18 +3,23 @@ for one position text or a batch (one lookup per batch), from a table or a searc
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from inspect import signature
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
 
-from tablebase.db.store import TablebaseStore
+from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.base import Game
 from tablebase.service.description import GameDescription
 from tablebase.service.errors import NotationError, ServiceError
 from tablebase.service.progress import Progress
-from tablebase.service.tables import stored_lookup
-from tablebase.solver.probe import Lookup, NotInTable, ProbeResult, probe as probe_position, probe_many
+from tablebase.service.tables import table_lookup, usable_table
+from tablebase.solver.probe import Lookup, NotInTable, Outcome, ProbeResult, probe_many
 
 P = TypeVar("P")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 #: The probe value of a position no table or search could decide.
 UNKNOWN = "unknown"
@@ -49,13 +54,14 @@ class ProbeAnswers(Generic[P]):
             if self.strict_parse is not None:
                 self.strict_parse(text)
             raise
-        try:
-            result = probe_position(game, pos, lookup, self.unknown)
-        except NotInTable as exc:
+        step = probe_steps(game, [pos], lookup, self.unknown)[0]
+        if isinstance(step, NotInTable):
             if not (self.answer_unknown or self.source_of(game) == "search"):
-                raise self._why_unknown(text, exc) from None
+                raise self._why_unknown(text, step) from None
             return unknown_json(game, pos, self.source_of(game))
-        return self.answer(game, result, principal_variations(game, [pos], lookup)[0])
+        if isinstance(step, Exception):
+            raise step
+        return self.answer(game, step.result, principal_variations(game, [pos], lookup, [step])[0])
 
     def source_of(self, game: Game[P]) -> str:
         """Where ``game``'s values come from ("table" or "search")."""
@@ -95,11 +101,12 @@ class ProbeAnswers(Generic[P]):
                 # no table to ask: read every text strictly, as without the shortcut
                 return ProbeAnswers(self.strict_parse, self.lookup_for, self.unknown, self.answer_unknown,
                                     self.source).many(texts)
-            probed = probe_many(game, [pos for _, pos in items], lookup, self.unknown)
+            probed = probe_steps(game, [pos for _, pos in items], lookup, self.unknown)
             known = [(i, pos, found) for (i, pos), found in zip(items, probed) if not isinstance(found, Exception)]
-            lines = principal_variations(game, [pos for _, pos, _ in known], lookup)
+            lines = principal_variations(game, [pos for _, pos, _ in known], lookup,
+                                         [found for _, _, found in known])
             for (i, _, found), line in zip(known, lines):
-                results[i] = self.answer(game, found, line)
+                results[i] = self.answer(game, found.result, line)
             for (i, pos), missing in zip(items, probed):
                 if isinstance(missing, NotInTable):
                     searched = self.answer_unknown or self.source_of(game) == "search"
@@ -156,31 +163,165 @@ def unknown_json(game: Game[P], pos: P, source: str = "search") -> dict:
 MAX_PV = 1000
 
 
-def principal_variations(game: Game[P], positions: list[P], lookup: Lookup) -> list[list[str]]:
+@dataclass(frozen=True)
+class Step(Generic[P]):
+    """The probe result of a position and where its best move leads (what a principal
+    variation needs of each of its positions): the position after it, that position's
+    canonical key and whether it ends the game. ``after`` is None when there is no move."""
+
+    result: ProbeResult[P]
+    after: P | None
+    after_key: int
+    after_over: bool
+
+
+def probe_steps(game: Game[P], positions: Sequence[P], lookup: Lookup,
+                unknown: str = "position not in the table") -> list[Step[P] | Exception]:
+    """`solver.probe.probe_many` of ``positions`` as Steps, with one call of ``lookup``
+    for the positions a `MemoLookup` does not remember (those it remembers cost nothing)."""
+    memo = lookup if isinstance(lookup, MemoLookup) else None
+    steps: list[Step[P] | Exception | None] = [None] * len(positions)
+    if memo is not None:
+        steps[:] = memo.steps(positions)
+    todo = [i for i, step in enumerate(steps) if step is None]
+    if todo:
+        probed = probe_many(game, [positions[i] for i in todo], lookup, unknown)
+        made: list[tuple[P, Step[P]]] = []
+        for i, found in zip(todo, probed):
+            if isinstance(found, Exception):
+                steps[i] = found
+                continue
+            after = game.play(positions[i], found.moves[0].cell) if found.moves else None
+            step = (Step(found, after, game.canonical_key(after), game.terminal_value(after) is not None)
+                    if after is not None else Step(found, None, 0, True))
+            steps[i] = step
+            made.append((positions[i], step))
+        if memo is not None:
+            memo.remember(made)
+    return [step for step in steps if step is not None]
+
+
+def principal_variations(game: Game[P], positions: list[P], lookup: Lookup,
+                         first: Sequence[Step[P]] | None = None) -> list[list[str]]:
     """Per position, the best moves to the end of the game under perfect play (the
     first of the best moves, as `probe` orders them, at each ply). A drawn line stops
     when it comes back to a position it has seen; a line the lookup cannot follow
-    stops where it cannot. All lines advance together, one lookup per ply."""
+    stops where it cannot. All lines advance together, one lookup per ply; ``first``
+    are the positions' own steps when the caller has them already."""
     lines: list[list[str]] = [[] for _ in positions]
     seen: list[set[int]] = [{game.canonical_key(pos)} for pos in positions]
     active = [(i, pos) for i, pos in enumerate(positions) if game.terminal_value(pos) is None]
+    known: Sequence[Step[P] | Exception] | None = (
+        None if first is None else [first[i] for i, _ in active])
     for _ in range(MAX_PV):
         if not active:
             break
-        probed = probe_many(game, [pos for _, pos in active], lookup)
+        probed = known if known is not None else probe_steps(game, [pos for _, pos in active], lookup)
+        known = None
         going = []
-        for (i, pos), result in zip(active, probed):
-            if isinstance(result, Exception) or not result.moves:  # not in the table, or damaged
+        for (i, pos), step in zip(active, probed):
+            if isinstance(step, Exception) or step.after is None:  # not in the table, or damaged
                 continue
-            best = result.moves[0]
-            lines[i].append(best.name)
-            after = game.play(pos, best.cell)
-            key = game.canonical_key(after)
-            if game.terminal_value(after) is None and key not in seen[i]:
-                seen[i].add(key)
-                going.append((i, after))
+            lines[i].append(step.result.moves[0].name)
+            if not step.after_over and step.after_key not in seen[i]:
+                seen[i].add(step.after_key)
+                going.append((i, step.after))
         active = going
     return lines
+
+
+class _Memo(Generic[K, V]):
+    """A bounded map, least recently used entries forgotten first, safe for many threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_many(self, keys: Sequence[K]) -> list[V | None]:
+        entries = self._entries
+        found: list[V | None] = []
+        with self._lock:
+            for key in keys:
+                value = entries.get(key)
+                if value is not None:
+                    entries.move_to_end(key)
+                found.append(value)
+        return found
+
+    def put_many(self, items: Sequence[tuple[K, V]]) -> None:
+        entries = self._entries
+        with self._lock:
+            for key, value in items:
+                entries[key] = value
+                entries.move_to_end(key)
+            while len(entries) > self.size:
+                entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+#: Outcomes of canonical keys and steps of positions read from complete tables, shared by
+#: every lookup of the process (the web explorer's threads); about 200 and 2,000 bytes an entry.
+OUTCOMES: _Memo[tuple[int, int], Outcome] = _Memo(200_000)
+STEPS: _Memo[tuple[int, Any], Any] = _Memo(20_000)
+_TABLES: dict[tuple[Any, ...], int] = {}
+_TABLES_LOCK = threading.Lock()
+
+
+def table_identity(table: TableInfo) -> tuple[Any, ...] | None:
+    """What decides every answer of a stored table: its rules, the versions of the
+    program that made it and its checksum over every stored key and payload byte; None
+    for a table that is not complete (it has no checksum yet, and it may still change)."""
+    if table.status != "complete" or not table.checksum:
+        return None
+    return (table.game, table.rules, table.rules_version, table.solver_version, table.payload_dtype,
+            table.positions, table.checksum)
+
+
+def forget_tables() -> None:
+    """Forget every remembered answer (`MemoLookup`)."""
+    OUTCOMES.clear()
+    STEPS.clear()
+
+
+class MemoLookup:
+    """The lookup of a complete stored table that remembers what it read, in memory shared
+    by every lookup of a table with the same `table_identity`.
+
+    A complete table never changes: a re-solve or a replacement is a new table, with a
+    new checksum, so the identity of the table a probe found in the file (read again for
+    every lookup made) names answers that are still its answers. Only values are
+    remembered, never an error (a damaged block is asked again)."""
+
+    def __init__(self, lookup: Lookup, identity: tuple[Any, ...]) -> None:
+        self.lookup = lookup
+        with _TABLES_LOCK:
+            self.token = _TABLES.setdefault(identity, len(_TABLES))
+
+    def __call__(self, keys: Sequence[int]) -> list[Outcome | Exception | None]:
+        token = self.token
+        found: list[Outcome | Exception | None] = list(OUTCOMES.get_many([(token, key) for key in keys]))
+        missing = [i for i, outcome in enumerate(found) if outcome is None]
+        if missing:
+            read = self.lookup([keys[i] for i in missing])
+            for i, outcome in zip(missing, read):
+                found[i] = outcome
+            OUTCOMES.put_many([((token, keys[i]), outcome) for i, outcome in zip(missing, read)
+                               if isinstance(outcome, Outcome)])
+        return found
+
+    def steps(self, positions: Sequence[Any]) -> list[Any]:
+        """The remembered `Step` of each position (None where there is none)."""
+        return STEPS.get_many([(self.token, pos) for pos in positions])
+
+    def remember(self, steps: Sequence[tuple[Any, Any]]) -> None:
+        STEPS.put_many([((self.token, pos), step) for pos, step in steps])
 
 
 class Lookups:
@@ -189,7 +330,9 @@ class Lookups:
 
     def __init__(self, description: GameDescription, store: TablebaseStore | None, search: bool,
                  budget: int | None = None, seconds: float | None = None, progress: Progress | None = None,
-                 fallback: bool = False) -> None:
+                 fallback: bool = False, memo: bool = False) -> None:
+        #: remember what complete tables answered (`MemoLookup`), for every lookup of the process
+        self.memo = memo
         #: search rules no usable table holds, where the game's description allows it
         self.fallback = fallback and description.search_without_table
         if store is None and not search and not self.fallback:
@@ -208,10 +351,15 @@ class Lookups:
             lookup: Lookup | None = None
             if not self.search and self.store is not None:
                 try:
-                    lookup = stored_lookup(self.store, self.description, game)
+                    table = usable_table(self.store, self.description, game)
                 except ServiceError:
                     if not self.fallback:
                         raise
+                else:
+                    lookup = table_lookup(self.store, self.description, table)
+                    identity = table_identity(table)
+                    if self.memo and identity is not None:
+                        lookup = MemoLookup(lookup, identity)
             self.sources[game.rules_name] = "table" if lookup is not None else "search"
             if lookup is None:
                 lookup = self.description.search_lookup(game, self.budget, self.seconds, self.progress)
@@ -226,17 +374,18 @@ class Lookups:
 
 def probe_answers(description: GameDescription, store: TablebaseStore | None, search: bool = False,
                   budget: int | None = None, seconds: float | None = None, progress: Progress | None = None,
-                  fallback: bool = False, **options: Any) -> ProbeAnswers:
+                  fallback: bool = False, memo: bool = False, **options: Any) -> ProbeAnswers:
     """Probe answers for position texts of one game under ``options`` (see
     `GameDescription.read`), from ``store``'s tables or, with ``search`` (or
     ``fallback``, for rules no usable table holds, where the game's description allows
     it), by search within ``budget`` positions and ``seconds`` (a search out of budget
-    answers "unknown"); each answer's "source" says which."""
+    answers "unknown"); each answer's "source" says which. With ``memo``, what complete
+    tables answered is remembered for every later probe of the process (`MemoLookup`)."""
 
     def parse(text: str) -> tuple[Any, Any]:
         return description.read(text, **options)
 
-    lookups = Lookups(description, store, search, budget, seconds, progress, fallback)
+    lookups = Lookups(description, store, search, budget, seconds, progress, fallback, memo)
     if (search or fallback or options.get("allow_unreachable")
             or "allow_unreachable" not in signature(description.read).parameters):
         return ProbeAnswers(parse, lookups, answer_unknown=search)

@@ -30,6 +30,8 @@ import uvicorn
 from click.testing import CliRunner
 
 from tablebase.cli.main import main
+from tablebase.cli.sparro import probe_sparro
+from tablebase.games.sparro.rules import NO_COMPENSATION
 from tablebase.web.app import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -65,9 +67,11 @@ def cli_error(*args: str) -> str:
 
 @pytest.fixture(scope="session")
 def web_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Sparro standard, The Smallholder on limping2 (the five rulesets) and a few puzzles."""
+    """Sparro standard and standard-no-compensation, The Smallholder on limping2 (the five
+    rulesets) and a few puzzles."""
     path = str(tmp_path_factory.mktemp("web") / "web.sqlite")
     for args in (("solve", "sparro", "--variant", "standard"),
+                 ("solve", "sparro", "--variant", NO_COMPENSATION),
                  ("solve", "smallholder", "--board", "limping2", "--all-rulesets"),
                  ("puzzles", "generate", "sparro", "--count", "3", "--min-depth", "3", "--seed", "3"),
                  ("puzzles", "generate", "smallholder", "--board", "limping2", "--count", "2", "--min-depth", "3",
@@ -404,6 +408,27 @@ def test_position_box_sets_a_position(page: Any, server: str, web_db: Path) -> N
     page.click("#set-position")
     page.wait_for_selector("#error:not([hidden])")
     assert page.inner_text("#error") == cli_error("probe", "sparro", "not a position", "--db", str(web_db))
+
+
+def test_every_variant_the_cli_probes_is_offered(page: Any, server: str, web_db: Path) -> None:
+    variant = next(option for option in probe_sparro.params if option.name == "variant")
+    open_page(page, server, "/", game="sparro")
+    offered = page.eval_on_selector_all("#variant option", "options => options.map(o => o.value)")
+    assert offered == list(variant.type.choices)
+    # the hypothetical variant plays like the published ones: chosen, it shows its own values
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.select_option("#variant", NO_COMPENSATION)
+    wait_ready(page)
+    assert f"variant={NO_COMPENSATION}" in page.url
+    db = ["--variant", NO_COMPENSATION, "--json", "--db", str(web_db)]
+    assert shown_cells(page) == probe_cells(cli_json("probe", "sparro", *db))
+    # where a full board without a line is a draw, not a win for Black
+    position = ".........BR./......../...."
+    open_page(page, server, "/", game="sparro", variant=NO_COMPENSATION, position=position)
+    expected = cli_json("probe", "sparro", position, *db)
+    assert shown_cells(page) == probe_cells(expected)
+    assert ("draw", None) in probe_cells(expected).values()
+    assert shown_cells(page) != probe_cells(cli_json("probe", "sparro", position, "--json", "--db", str(web_db)))
 
 
 def test_value_history_marks_the_moves_that_changed_the_value(page: Any, server: str, web_db: Path) -> None:

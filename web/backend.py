@@ -54,7 +54,9 @@ class Explorer:
 
     Each thread keeps its own `tablebase.open(path)` (SQLite connections are per
     thread); the file is opened read-only, so a solve writing to it meanwhile is never
-    disturbed and every reader sees the last committed tier.
+    disturbed and every reader sees the last committed tier. Probes remember what
+    complete tables answered (``memo``), shared by every thread; every probe reads the
+    table's record again, so a table replaced in the file is never answered from memory.
     """
 
     def __init__(self, db_path: str | Path) -> None:
@@ -64,13 +66,14 @@ class Explorer:
     def _tablebase(self) -> tablebase.Tablebase:
         opened = getattr(self._local, "tablebase", None)
         if opened is None:
-            opened = self._local.tablebase = tablebase.open(self.db_path)
+            opened = self._local.tablebase = tablebase.open(self.db_path, memo=True)
         return opened
 
     @staticmethod
     def games() -> dict[str, Any]:
-        """The games and the rules each can be played under (for the page's choices)."""
-        return {"sparro": {"variants": list(SPARRO.variants), "default_variant": SPARRO.default_variant},
+        """The games and the rules each can be played under (for the page's choices): every
+        rule set the command line can probe."""
+        return {"sparro": {"variants": list(SPARRO.named_variants), "default_variant": SPARRO.default_variant},
                 "smallholder": {"boards": list(SMALLHOLDER.boards), "default_board": SMALLHOLDER.default_board,
                                 "rulesets": list(SMALLHOLDER.rulesets), "default_ruleset": SMALLHOLDER.default_ruleset}}
 
@@ -97,8 +100,9 @@ class Explorer:
               **options: Any) -> dict[str, Any]:
         """What `tablebase probe GAME POSITION --json` prints (of the position reached
         after the ``after`` moves); with ``search`` the answer comes from the rules alone."""
-        reached = self._reached(game, position, after, options)
-        return self._tablebase().probe(game, reached.text, search=search, **options).to_dict()
+        if moves_of(after):
+            position = self._reached(game, position, after, options).text
+        return self._tablebase().probe(game, position or None, search=search, **options).to_dict()
 
     def moves(self, game: str, position: str | None = None, *, after: str | None = None,
               **options: Any) -> dict[str, Any]:

@@ -264,10 +264,10 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
                                "allow_unreachable": allow_unreachable}
     search: dict[str, Any] = {"budget": budget, "seconds": seconds, "progress": progress_printer(silent),
                               "fallback": True}
-    if use_search or not Path(db_path).exists():
+    if not Path(db_path).exists():
         answers = probe_answers(DESCRIPTION, None, search=use_search, **search, **options)
         answer_positions(text, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
         return
-    with open_store(db_path) as store:
-        answers = probe_answers(DESCRIPTION, store, **search, **options)
+    with open_store(db_path) as store:  # a search starts from the results stored there, and adds to them
+        answers = probe_answers(DESCRIPTION, store, search=use_search, **search, **options)
         answer_positions(text, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)

@@ -174,7 +174,7 @@ class Tablebase:
         (then "unknown" past the node ``budget``). Options as for `position`."""
         description = describe(game)
         engine, pos = description.read(position, **options)
-        lookups = Lookups(description, None if search else self.store, search, budget, memo=self.memo)
+        lookups = Lookups(description, self.store, search, budget, memo=self.memo)  # a search uses the stored search results
         answers = ProbeAnswers(lambda _: (engine, pos), lookups, answer_unknown=search)
         return _probe_of(_position(game, engine, pos), answers.one(engine.format(pos)))
 

@@ -13,6 +13,10 @@ Three layers, cheapest first:
    the independent search (`solver.search.Search`) where that finishes within a node
    budget.
 
+The exact search's stored results (`service/search_results.py`) are checked the same
+way: every batch against its checksum, the versions, and a sample re-proved by a fresh
+search.
+
 Layers 1 and 2 know nothing about games, so they cover every table. Layer 3 asks the
 game's description in the registry (`service.games.GAMES`); a table of a game without
 one is reported as "not checked: unknown game" (its checksums are still verified), not
@@ -128,6 +132,8 @@ def check_database(store: TablebaseStore, sample: int, seed: int, search_budget:
         return DatabaseReport(str(store.path), seed, sample, integrity + [str(exc)], [])
     reports = [check_table(store, info, sample, random.Random(f"{seed}/{info.game}/{info.rules}"), search_budget,
                            progress) for info in tables]
+    from tablebase.service.search_results import check_results  # it builds on TableReport
+    reports += check_results(store, sample, seed, progress=progress)
     return DatabaseReport(str(store.path), seed, sample, integrity, reports)
 
 

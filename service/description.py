@@ -83,10 +83,11 @@ class GameDescription(ABC):
 
     @abstractmethod
     def search_lookup(self, game: Any, budget: int, seconds: float | None = None,
-                      progress: Progress | None = None) -> Lookup:
+                      progress: Progress | None = None, store: TablebaseStore | None = None) -> Lookup:
         """Exact outcomes by search from the rules alone (None past the budget:
         ``budget`` positions, ``seconds`` of wall-clock time where the game's search
-        takes a time bound)."""
+        takes a time bound); with ``store``, starting from the search results stored
+        there and adding to them if it is writable, where the game's search keeps any."""
 
     @abstractmethod
     def images(self, game: Any, pos: Any) -> Iterable[tuple[Any, Sequence[int]]]:

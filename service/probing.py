@@ -362,7 +362,8 @@ class Lookups:
                         lookup = MemoLookup(lookup, identity)
             self.sources[game.rules_name] = "table" if lookup is not None else "search"
             if lookup is None:
-                lookup = self.description.search_lookup(game, self.budget, self.seconds, self.progress)
+                lookup = self.description.search_lookup(game, self.budget, self.seconds, self.progress,
+                                                        store=self.store)
             self.made[game.rules_name] = lookup
         return self.made[game.rules_name]
 

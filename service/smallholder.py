@@ -213,13 +213,18 @@ class SmallholderDescription(GameDescription):
         return f"tablebase solve smallholder --board {game.board.name} {choice}"
 
     def search_lookup(self, game: Smallholder, budget: int, seconds: float | None = None,
-                      progress: Progress | None = None) -> Lookup:
+                      progress: Progress | None = None, store: TablebaseStore | None = None) -> Lookup:
         # imported here: the exact search loads numba, which no command should pay for at start-up
         from tablebase.solver.smallholder_exact import MAX_CELLS as EXACT_MAX_CELLS
         from tablebase.solver.smallholder_exact import Budget
         from tablebase.solver.smallholder_exact import search_lookup as exact_lookup
         if game.board.size <= EXACT_MAX_CELLS:
-            # the pruning exact search (its table lives on in the process between probes)
+            # the pruning exact search (its table lives on in the process between probes,
+            # and in ``store`` between runs: service/search_results.py)
+            if store is not None:
+                from tablebase.service.search_results import persistent_lookup
+                return persistent_lookup(store, exact_search(game), Budget(seconds, budget), progress,
+                                         search_progress(game, progress))
             return exact_lookup(exact_search(game), Budget(seconds, budget), search_progress(game, progress))
         # hex5 and larger: the subgraph method on the rules engine
         search = ArrayLocalSearch if game.board.size <= MAX_MASK_CELLS else LocalSearch

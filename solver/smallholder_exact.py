@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from tablebase.games.base import DRAW, LOSS, WIN
-from tablebase.games.smallholder import Board, Position, Smallholder
+from tablebase.games.smallholder import BLACK, Board, Position, Smallholder
 from tablebase.games.smallholder import compiled
 from tablebase.solver import smallholder_exact_kernel as kernel
 from tablebase.solver.probe import MoveOutcome, Outcome, ProbeResult, probe_many
@@ -220,6 +220,36 @@ class ExactSearch:
         return Analysis(game.format(pos), pos.to_move, outcome, moves, nodes, seconds, len(moves))
 
 
+    # -- proved results in and out (a persistent table: service/search_results.py) ------
+
+    def proved(self, min_work: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The exact entries of the table (lo == hi: path-independent results) whose
+        work estimate (log2 of the positions their proof searched) is at least
+        ``min_work``, leaving out those `preload` put there: (movers, waiters, scores,
+        work), the canonical pair of each position and its score (see `outcome_of_score`)."""
+        movers, waiters, lo, hi, _, work = self.tt
+        exact = (waiters != 0) & (lo == hi) & (work >= min_work) & (work < PRELOADED_WORK)
+        return (movers[exact], waiters[exact] & ~kernel.USED, lo[exact].astype(np.int16),
+                work[exact].astype(np.int8))
+
+    def preload(self, movers: np.ndarray, waiters: np.ndarray, scores: np.ndarray) -> None:
+        """Put exact scores proved before into the table (canonical pairs, as `proved`
+        gives them); they are marked so that `proved` leaves them out."""
+        kernel.tt_preload(*self.tt, np.ascontiguousarray(movers, np.uint64),
+                          np.ascontiguousarray(waiters, np.uint64), np.ascontiguousarray(scores, np.int16),
+                          PRELOADED_WORK, self.state)
+
+
+    def searched(self) -> int:
+        """Positions the latest analysis (or lookup call) searched."""
+        return int(self.state[kernel.NODES])
+
+    def position_of_pair(self, mover: int, waiter: int) -> Position:
+        """A position of a (mover, waiter) pair, Black to move (the rules are
+        colour-symmetric, so its value is the pair's)."""
+        return Position(mover, waiter, BLACK)
+
+
 def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None = None
                   ) -> Callable[[Sequence[int]], list[Outcome | None]]:
     """A `solver.probe.Lookup` answering canonical game keys by ``search``; ``budget``
@@ -244,3 +274,26 @@ def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None
         return [found.get(key) for key in keys]
 
     return lookup
+
+
+#: Version of the search's results as stored in a file (service/search_results.py): a
+#: change to what a stored score means, or a fix of a wrong result, bumps it.
+SEARCH_VERSION = "1"
+#: The work estimate of entries `ExactSearch.preload` puts in the table (above any the
+#: search gives, so they are never replaced by cheaper ones and `proved` can skip them).
+PRELOADED_WORK = 127
+
+
+def scores_of(values: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
+    """Search scores of (value, remoteness) arrays (WIN/LOSS/DRAW for the side to move)."""
+    values = np.asarray(values, np.int64)
+    magnitude = kernel.WIN_SCORE - np.asarray(remoteness, np.int64)
+    return np.where(values == DRAW, 0, values * magnitude).astype(np.int16)
+
+
+def values_of(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(value, remoteness) arrays of search scores (remoteness 0 for a draw)."""
+    scores = np.asarray(scores, np.int64)
+    values = np.sign(scores).astype(np.int8)
+    remoteness = np.where(scores == 0, 0, kernel.WIN_SCORE - np.abs(scores)).astype(np.int16)
+    return values, remoteness

@@ -272,3 +272,13 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
         tt_store(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, mover, waiter,
                  lo, hi, best_cell, log2_work(state[NODES] - nodes_before), state)
     return best, rep
+
+
+@njit(cache=True)
+def tt_preload(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, movers, waiters, scores, work, state):
+    """Store exact scores (proved before, e.g. read from a file) in the table, each with
+    the work estimate ``work``; an entry already present keeps its bounds (the tighter
+    ones win) and takes the larger work."""
+    for i in range(movers.shape[0]):
+        s = int(scores[i])
+        tt_store(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, movers[i], waiters[i], s, s, -1, work, state)

@@ -76,6 +76,9 @@ db_option = click.option(
     show_default=True, help="Tablebase file (also settable with the TABLEBASE_DB environment variable).")
 silent_option = click.option("-s", "--silent", is_flag=True, help="No progress output on stderr.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per line).")
+solve_option = click.option("--solve", "solve", is_flag=True,
+                            help="Solve the tables the command needs when the file lacks them (without it the "
+                                 "command says what it would solve, and how long that takes, and stops).")
 
 
 def write_output(path: str, text: str) -> None:

@@ -21,6 +21,7 @@ from tablebase.cli.app import (
     main,
     progress_printer,
     silent_option,
+    solve_option,
     write_output,
 )
 from tablebase.service.files import open_store
@@ -29,6 +30,7 @@ from tablebase.service.errors import IllegalMoveError, NotationError
 from tablebase.service.games import GAMES as REGISTRY, describe
 from tablebase.service.play import Match, outcome_text
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
+from tablebase.service.tables import refuse_unasked_solve
 from tablebase.service.sparro import DESCRIPTION as SPARRO
 
 GAMES = tuple(REGISTRY)
@@ -53,9 +55,9 @@ def puzzles() -> None:
 
 @puzzles.command("generate", epilog="""\b
 Example:
-    tablebase puzzles generate sparro --count 20 --min-depth 5 --seed 7
-    tablebase puzzles generate sparro --variant extended --count 100 --json
-    tablebase puzzles generate smallholder --ruleset stymie --board limping2 --count 10""")
+    tablebase puzzles generate sparro --count 20 --min-depth 5 --seed 7 --solve
+    tablebase puzzles generate sparro --variant extended --count 100 --json --solve
+    tablebase puzzles generate smallholder --ruleset stymie --board limping2 --count 10 --solve""")
 @click.argument("game", type=click.Choice(GAMES))
 @click.option("--variant", type=click.Choice(SPARRO.variants), default=SPARRO.default_variant, show_default=True,
               help="Sparro variant.")
@@ -74,22 +76,28 @@ Example:
 @click.option("--max-games", type=click.IntRange(1, 10**9), default=20_000, show_default=True,
               help="Give up after sampling this many games.")
 @db_option
+@solve_option
 @silent_option
 @json_option
 def generate_command(game: str, variant: str, ruleset: str, board: str, count: int, min_depth: int,
-                     max_depth: int, seed: int, max_games: int, db_path: str, silent: bool, as_json: bool) -> None:
+                     max_depth: int, seed: int, max_games: int, db_path: str, solve: bool, silent: bool,
+                     as_json: bool) -> None:
     """Find new puzzles in natural-looking games and store them in the tablebase file.
 
     Candidates come from random games in which no player ignores a win in one move or
     hands one to the opponent when it can avoid it. Puzzles already stored (up to
     symmetry) are skipped. Each puzzle is stored as soon as it is proved, so an interrupted run
     keeps what it found; prints one line per new puzzle as it is stored: id, depth, grade,
-    position.
+    position. Puzzles are judged by the rules' table: when the file lacks it, --solve
+    solves it first (without --solve the command says so, with how long it takes, and
+    exits with status 1).
     """
     if min_depth > max_depth:
         raise TablebaseError(f"--min-depth {min_depth} is more than --max-depth {max_depth}")
     options = _options(game, variant, ruleset, board)
     label = service.rules_label(game, **options)
+    if not solve:
+        refuse_unasked_solve(db_path, f"puzzles generate {game}", [(describe(game), service.rules_object(game, label))])
     choice = " ".join(f"--{name} {value}" for name, value in options.items())
     source = (f"tablebase puzzles generate {game} {choice} --count {count} --min-depth {min_depth} "
               f"--max-depth {max_depth} --seed {seed}")
@@ -261,7 +269,7 @@ def play_puzzle(puzzle_id: int, db_path: str) -> None:
 
 @main.command("play", epilog="""\b
 Example:
-    tablebase play sparro
+    tablebase play sparro --solve
     tablebase play sparro 'RBBRBR.BR.../......../....' --variant standard --as B
     tablebase play smallholder --board limping2 --ruleset stymie""")
 @click.argument("game", type=click.Choice(GAMES))
@@ -272,16 +280,22 @@ Example:
               help="Smallholder board.")
 @click.option("--as", "side", type=click.Choice(["R", "B", "W"]), help="Your colour (default: the side to move).")
 @db_option
+@solve_option
 def play_command(game: str, position: str | None, variant: str, ruleset: str, board: str, side: str | None,
-                 db_path: str) -> None:
+                 db_path: str, solve: bool) -> None:
     """Play against the perfect player from any position (default: the start).
 
     After each of your moves the toolkit says what it is worth (win, loss or draw for
     you, and in how many plies), and when it changed the game's value, what it threw
     away: "0c1: win in 19 -> loss in 2". The perfect player answers with its best move.
+    Its moves come from the rules' table: when the file lacks it, --solve solves it
+    first (without --solve the command says so, with how long it takes, and exits with
+    status 1).
     """
+    label = service.rules_label(game, **_options(game, variant, ruleset, board))
+    if not solve:
+        refuse_unasked_solve(db_path, f"play {game}", [(describe(game), service.rules_object(game, label))])
     with open_store(db_path, create=True) as store:
-        label = service.rules_label(game, **_options(game, variant, ruleset, board))
         rules, lookup = service.game_and_lookup(store, game, label)
         pos = rules.parse(position) if position else rules.start()
         you = side or rules.to_move(pos)

@@ -8,17 +8,18 @@ from pathlib import Path
 
 import click
 
-from tablebase.cli.app import db_option, json_option, main, progress_printer, silent_option, write_output
+from tablebase.cli.app import db_option, json_option, main, progress_printer, silent_option, solve_option, write_output
 from tablebase.service.files import open_store
 from tablebase.render.markdown import claims_markdown
 from tablebase.service.smallholder import rules_of
-from tablebase.service.verify import GAMES, SMALLHOLDER_BOARDS, verify_claims
+from tablebase.service.tables import refuse_unasked_solve
+from tablebase.service.verify import GAMES, SMALLHOLDER_BOARDS, tables_needed, verify_claims
 
 
 
 @main.command(epilog="""\b
 Example:
-    tablebase verify
+    tablebase verify --solve
     tablebase verify sparro --json
     tablebase verify smallholder --board limping2
     tablebase verify smallholder --board limping2 --rules territory=hull,capture=groupwise-reentry
@@ -35,16 +36,19 @@ Example:
 @json_option
 @click.option("--markdown", "markdown", type=click.Path(),
               help="Also write the report as Markdown to this file.")
+@solve_option
 @silent_option
 def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], db_path: str, as_json: bool,
-           markdown: str | None, silent: bool) -> None:
+           markdown: str | None, solve: bool, silent: bool) -> None:
     """Check the rules' fairness claims against the solved tables.
 
     For each claim: the claim as the rules state it, the verdict (holds, fails or
     partly) and the evidence: values and remoteness from the tables, and exhaustive
     strategy checks with a shortest counterexample line when a strategy fails. Tables
-    that are missing are solved first (about a minute for Sparro, seconds for the
-    Smallholder on limping2, about a minute per ruleset on hex3).
+    that are missing are solved first with --solve (about a minute for Sparro, seconds
+    for the Smallholder on limping2, about a minute per ruleset on hex3); without it a
+    file that lacks some says which and how long solving them takes, and exits with
+    status 1.
 
     The Smallholder claims: for each named ruleset on each board, whether the first
     player (Black) wins with perfect play, with the value of each first move up to
@@ -59,8 +63,12 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], db_path: 
     if specs and game != "smallholder":
         raise click.UsageError("--rules chooses Smallholder combinations: use 'tablebase verify smallholder --rules ...'")
     rules = tuple(rules_of(None, spec) for spec in specs)
+    chosen = boards or SMALLHOLDER_BOARDS
+    if not solve:
+        refuse_unasked_solve(db_path, "verify" + ("" if game == "all" else f" {game}"),
+                             tables_needed(game, chosen, rules))
     with open_store(db_path, create=True) as store:
-        claims = verify_claims(store, game, progress_printer(silent), boards or SMALLHOLDER_BOARDS, rules)
+        claims = verify_claims(store, game, progress_printer(silent), chosen, rules)
     if markdown:
         write_output(markdown, claims_markdown(claims))
     if as_json:

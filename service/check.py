@@ -199,10 +199,8 @@ def _check_stored_data(store: TablebaseStore, info: TableInfo, report: TableRepo
 
 
 def _same(a: Outcome | None, b: Outcome | None) -> bool:
-    """Equal results; a draw has no remoteness (the table and `probe` may write None or 0)."""
-    if a is None or b is None:
-        return a is b
-    return a.value == b.value and (a.value == DRAW or a.remoteness == b.remoteness)
+    """Equal results (one draw convention: a draw's remoteness is None everywhere)."""
+    return a == b
 
 
 def _check_sample(game: Any, checker: GameDescription, lookup: Lookup, keys: list[int], report: TableReport,
@@ -242,9 +240,9 @@ def _check_sample(game: Any, checker: GameDescription, lookup: Lookup, keys: lis
                 report.beyond_budget += 1
                 continue
             report.searched += 1
-            if not _same(Outcome(result.value, result.remoteness), answer.outcome):
+            if not _same(result.outcome, answer.outcome):
                 report.fail(f"{where!r}: the table says {_name(answer.outcome)}, the search "
-                            f"{_name(Outcome(result.value, result.remoteness))}")
+                            f"{_name(result.outcome)}")
 
 
 def _check_children(game: Any, pos: Any, where: str, stored: Outcome | None, answer: ProbeResult,

@@ -14,6 +14,7 @@ import numpy as np
 
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.service.progress import Progress
+from tablebase.solver import payload as payload_layout
 from tablebase.solver.probe import Lookup
 
 #: payload entries -> (values WIN/LOSS/DRAW, remoteness; the remoteness of a draw is ignored)
@@ -64,9 +65,10 @@ class GameDescription(ABC):
     def tier_of(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         """The tier of each canonical key in a table of ``game``."""
 
-    @abstractmethod
     def decode(self, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stored payload -> (values, remoteness)."""
+        """Stored payload -> (values, remoteness; 0 for a draw): the one payload layout of
+        `solver/payload.py`, whose dtype says the game."""
+        return payload_layout.decode(payload)
 
     @abstractmethod
     def cannot_solve(self, game: Any) -> str | None:
@@ -76,6 +78,11 @@ class GameDescription(ABC):
     def solve(self, store: TablebaseStore, game: Any, progress: Progress | None = None,
               force: bool = False) -> TableInfo:
         """Solve ``game`` into ``store`` (reusing or resuming what is stored) and return the table."""
+
+    @abstractmethod
+    def solve_seconds(self, game: Any) -> float:
+        """Roughly how long solving ``game``'s table takes on a 2-core machine, in
+        seconds (the measured figures of BENCHMARKS.md)."""
 
     @abstractmethod
     def solve_command(self, game: Any) -> str:

@@ -18,7 +18,7 @@ from tablebase.games.base import IllegalMoveError, IllegalPositionError, Notatio
 from tablebase.solver.probe import NotInTable
 
 __all__ = ["USER_ERRORS", "IllegalMoveError", "IllegalPositionError", "NotInTable", "NotSolved", "NotationError",
-           "ServiceError", "StoreError", "WrongVersion"]
+           "ServiceError", "SolveNotAsked", "StoreError", "WrongVersion"]
 
 
 class ServiceError(ValueError):
@@ -27,6 +27,10 @@ class ServiceError(ValueError):
 
 class NotSolved(ServiceError):
     """The rules asked for have no complete table in the file."""
+
+
+class SolveNotAsked(ServiceError):
+    """A command would start a solve the user did not ask for (it needs ``--solve``)."""
 
 
 class WrongVersion(ServiceError):

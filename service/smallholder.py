@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 import numpy as np
 
 from tablebase.db.store import TableInfo, TablebaseStore
-from tablebase.games.base import DRAW, LOSS, WIN
+from tablebase.games.base import DRAW
 from tablebase.games.smallholder import (
     BLACK, BOARD_ROWS, COLOUR_NAMES, DEFAULT_BOARD, DEFAULT_RULESET, WHITE, IllegalMoveError, Position, RULESETS, Rules,
     Smallholder, all_rules, get_board, parse_position, parse_rules)
@@ -25,13 +25,14 @@ from tablebase.solver.probe import Lookup
 from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS, MAX_MASK_CELLS
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 from tablebase.solver.smallholder_solve import (
-    PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, pack_results, solve_ruleset, stone_counts, unpack_results)
+    PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, solve_ruleset)
+from tablebase.solver.keys import stone_counts
+from tablebase.solver.payload import encode
 
 if TYPE_CHECKING:
     from tablebase.solver.smallholder_exact import ExactSearch
 
 GAME = "smallholder"
-_VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
 
 
 def rules_of(ruleset: str | None, spec: str | None) -> Rules:
@@ -130,15 +131,14 @@ def _solve_locked(store: TablebaseStore, game: Smallholder, rules: Rules, progre
         report(progress, task, f"{stage} {what} {number}, {positions:,} positions")
 
     solved = solve_ruleset(game.board, rules, step)
-    payload = pack_results(solved.values, solved.remoteness)
+    payload = encode(solved.values, solved.remoteness, PAYLOAD_DTYPE)
     tiers = stone_counts(solved.keys, game.board.size)
     for tier in range(2 * game.board.size + 1):
         which = np.flatnonzero(tiers == tier)
         if len(which):
             report(progress, task, f"storing tier {tier} ({len(which):,} positions)")
             store.write_tier(table.id, tier, solved.keys[which], payload[which], 0.0)
-    value, remoteness = solved.start
-    summary = {"start_value": _VALUE_NAMES[value], "start_remoteness": remoteness, "moves": solved.moves,
+    summary = {"start_value": solved.start.name, "start_remoteness": solved.start.remoteness, "moves": solved.moves,
                "plies": solved.plies, "draws": int(np.count_nonzero(solved.values == DRAW)),
                "cyclic_positions": solved.cyclic,
                "stage_seconds": {k: round(v, 2) for k, v in solved.seconds.items()}}
@@ -198,15 +198,18 @@ class SmallholderDescription(GameDescription):
         size = game.board.size
         return lambda keys: stone_counts(keys, size)
 
-    def decode(self, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return unpack_results(payload)
-
     def cannot_solve(self, game: Smallholder) -> str | None:
         return too_big(game)
 
     def solve(self, store: TablebaseStore, game: Smallholder, progress: Progress | None = None,
               force: bool = False) -> TableInfo:
         return solve_into(store, game.board.name, game.rules, progress, force)
+
+    def solve_seconds(self, game: Smallholder) -> float:
+        # BENCHMARKS.md ("Solving on the compiled rules"): limping2 under a second a ruleset
+        # (the first solve of a process also loads the compiled rules: a few seconds),
+        # hex3 25 to 35 CPU seconds and about 40 s wall on a quiet machine
+        return 40.0 if game.board.size > 12 else 3.0
 
     def solve_command(self, game: Smallholder) -> str:
         choice = f"--ruleset {game.rules.name}" if game.rules.name in RULESETS else f"--rules {game.rules.spec}"

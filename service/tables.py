@@ -7,15 +7,16 @@ goes through `stored_lookup` or `current`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from tablebase.db.store import TableInfo, TablebaseStore
-from tablebase.games.base import DRAW
 from tablebase.service.description import Decode, GameDescription
-from tablebase.service.errors import NotSolved, ServiceError, WrongVersion
+from tablebase.service.errors import NotSolved, ServiceError, SolveNotAsked, WrongVersion
 from tablebase.solver.probe import Lookup, Outcome
+from tablebase.solver.probe import outcomes as solved_outcomes
 
 
 def tiered_lookup(store: TablebaseStore, table: TableInfo, tier_of: Callable[[np.ndarray], np.ndarray],
@@ -33,10 +34,9 @@ def tiered_lookup(store: TablebaseStore, table: TableInfo, tier_of: Callable[[np
             found, payload, damaged = store.lookup_partial(table, int(tier), array[which])
             for at, error in damaged.items():
                 outcomes[int(which[at])] = error
-            values, remoteness = decode(payload)
-            for i, hit, value, plies in zip(which.tolist(), found.tolist(), values.tolist(), remoteness.tolist()):
+            for i, hit, outcome in zip(which.tolist(), found.tolist(), solved_outcomes(*decode(payload))):
                 if hit:
-                    outcomes[i] = Outcome(value, None if value == DRAW else plies)
+                    outcomes[i] = outcome
         return outcomes
 
     return lookup
@@ -92,3 +92,35 @@ def solve_json(table: TableInfo) -> dict[str, Any]:
     summary = {("edges" if key == "moves" else key): value for key, value in table.summary.items()}
     return {"game": table.game, "rules": table.rules, **summary, "positions": table.positions,
             "seconds": round(table.seconds, 2), "checksum": table.checksum}
+
+
+def has_usable_table(store: TablebaseStore, description: GameDescription, game: Any) -> bool:
+    """Whether ``store`` holds a complete, current table of ``game``."""
+    table = store.table(description.name, game.rules_name)
+    return table is not None and table.status == "complete" and is_current(description, table)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s"
+    return f"about {round(seconds / 60)} minutes"
+
+
+def refuse_unasked_solve(path: str | Path, command: str, wanted: Iterable[tuple[GameDescription, Any]]) -> None:
+    """The `--solve` gate of commands that solve what they need (play, puzzles generate,
+    verify): a `SolveNotAsked` error saying what ``command`` would solve into the file
+    at ``path`` and roughly how long it takes (`GameDescription.solve_seconds`), unless
+    every table wanted is already there. Reading the file writes nothing to it."""
+    wanted = [(d, game) for d, game in wanted if d.cannot_solve(game) is None]
+    if Path(path).exists():
+        with TablebaseStore(path) as store:
+            missing = [(d, game) for d, game in wanted if not has_usable_table(store, d, game)]
+    else:
+        missing = wanted
+    if not missing:
+        return
+    names = ", ".join(f"{d.name} {game.rules_name}" for d, game in missing)
+    count = f"{len(missing)} tables" if len(missing) > 1 else "the table"
+    seconds = sum(d.solve_seconds(game) for d, game in missing)
+    raise SolveNotAsked(f"{command} would first solve {count} it needs into {str(path)!r} ({_duration(seconds)}): "
+                        f"{names}; give --solve to go ahead")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tablebase.db.store import TableInfo, TablebaseStore
@@ -20,7 +22,8 @@ from tablebase.solver.tiered import SolvedTier
 #: the games with fairness claims
 GAMES = ("sparro", "smallholder")
 
-__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "StoredSmallholderTables", "StoredSparroTables", "stored_claims", "verify_claims"]
+__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "StoredSmallholderTables", "StoredSparroTables", "stored_claims", "tables_needed",
+           "verify_claims"]
 
 
 def _stored(store: TablebaseStore, description: GameDescription, rules: str) -> TableInfo:
@@ -98,6 +101,18 @@ def verify_claims(store: TablebaseStore, game: str, progress: Progress | None = 
         stored = StoredSmallholderTables(store, progress)
         claims += custom_claims(stored, boards, rules) if rules else smallholder_claims(stored, boards)
     return claims
+
+
+def tables_needed(game: str, boards: tuple[str, ...] = SMALLHOLDER_BOARDS, rules: tuple[Rules, ...] = ()
+                  ) -> list[tuple[GameDescription, Any]]:
+    """The tables `verify_claims` reads for the same arguments: (description, rules object)."""
+    needed: list[tuple[GameDescription, Any]] = []
+    if game in ("sparro", "all"):
+        needed += [(sparro.DESCRIPTION, sparro.DESCRIPTION.rules(variant)) for variant in SPARRO_VARIANTS_NEEDED]
+    if game in ("smallholder", "all"):
+        chosen = rules or tuple(smallholder.DESCRIPTION.named_rules())
+        needed += [(smallholder.DESCRIPTION, smallholder.game_of(board, r)) for board in boards for r in chosen]
+    return needed
 
 
 def custom_claims(tables: StoredSmallholderTables, boards: tuple[str, ...], rules: tuple[Rules, ...]) -> list[Claim]:

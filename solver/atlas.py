@@ -40,7 +40,7 @@ import numpy as np
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder.board import Board, get_board
 from tablebase.games.smallholder.options import RULESETS, Rules
-from tablebase.solver.probe import VALUE_NAMES, Outcome, ProbeResult
+from tablebase.solver.probe import VALUE_NAMES, Outcome, ProbeResult, outcome_of
 from tablebase.solver.smallholder_solve import (
     RULES_VERSION, SOLVER_VERSION, enumerate_graph, retrograde, stone_counts)
 from tablebase.solver.sparro_arrays import SparroArrays, canonical as sparro_canonical
@@ -137,7 +137,7 @@ def atlas_row(board: Board | str, rules: Rules, progress: Progress | None = None
     row = {
         "rules": rules.spec,
         "named": rules.name if rules.name in RULESETS else None,
-        "start": {"value": VALUE_NAMES[value], "remoteness": None if value == DRAW else start >> 1},
+        "start": _outcome_json(outcome_of(value, start >> 1)),
         "positions": positions,
         "draws": int(np.count_nonzero(graph.state == UNDECIDED)),
         "cycles": bool(np.any(longest < 0)),  # every position is reachable from the start
@@ -262,7 +262,7 @@ def sparro_row(variant: str, tier_of: Callable[[int], SolvedTier]) -> dict[str, 
     return {
         "rules": variant,
         "named": variant,
-        "start": {"value": VALUE_NAMES[value], "remoteness": None if value == DRAW else int(start.remoteness[0])},
+        "start": _outcome_json(outcome_of(value, start.remoteness[0])),
         "positions": positions,
         "draws": sum(int(np.count_nonzero(t.values == DRAW)) for t in tiers),
         "cycles": False,

@@ -35,7 +35,7 @@ class GraphSolution:
     """Exact results of every position of a graph."""
 
     values: np.ndarray  # int8: WIN, LOSS or DRAW for the side to move
-    remoteness: np.ndarray  # int32: plies to the end with best play; -1 for a draw
+    remoteness: np.ndarray  # int32: plies to the end with best play; 0 for a draw (see `solver.probe.outcomes`)
     levels: int  # how many levels the counting took (the largest remoteness + 1)
 
     @property
@@ -171,6 +171,7 @@ def solve_reversed(rev_offsets: np.ndarray, rev_parents: np.ndarray, terminal: n
         frontier = np.concatenate([winners, losers])
         remoteness[frontier] = level
     values[values == _UNDECIDED] = DRAW
+    remoteness[values == DRAW] = 0  # the solvers' array convention, terminal draws included
     return GraphSolution(values, remoteness, level)
 
 

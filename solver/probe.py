@@ -8,7 +8,7 @@ the search.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generic, Sequence, TypeVar
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from tablebase.games.base import DRAW, LOSS, WIN, Game
 
@@ -19,7 +19,11 @@ VALUE_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
 
 @dataclass(frozen=True)
 class Outcome:
-    """An exact result for one side: WIN/LOSS/DRAW and plies to the end (None for a draw)."""
+    """An exact result for one side: WIN/LOSS/DRAW and plies to the end (None for a draw).
+
+    The one result type of every solver (tables, graph solver, searches) at the Python
+    level; arrays and stored payloads are turned into Outcomes by `outcome_of` alone.
+    """
 
     value: int
     remoteness: int | None
@@ -39,6 +43,17 @@ class Outcome:
         if self.value == DRAW:
             return (1, 0)
         return (2, -(self.remoteness or 0))
+
+
+def outcome_of(value: int, remoteness: int) -> Outcome:
+    """The `Outcome` of one entry of the solvers' arrays, where a draw's remoteness entry
+    is 0 (or anything: it is not read). Every array result becomes an Outcome here."""
+    return Outcome(int(value), None if value == DRAW else int(remoteness))
+
+
+def outcomes(values: Any, remoteness: Any) -> list[Outcome]:
+    """`outcome_of` for aligned arrays of values and remoteness."""
+    return [outcome_of(value, plies) for value, plies in zip(values.tolist(), remoteness.tolist())]
 
 
 #: canonical keys -> their exact results (None where unknown, or the error that keeps a

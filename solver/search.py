@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from tablebase.games.base import DRAW, LOSS, WIN, Game
+from tablebase.solver.probe import Outcome
 
 P = TypeVar("P")
 
@@ -29,10 +30,9 @@ class SearchBudgetExceeded(Exception):
 
 @dataclass(frozen=True)
 class SearchResult:
-    """An exact result for the side to move; ``remoteness`` is None for a draw."""
+    """The exact outcome for the side to move and the positions the search visited."""
 
-    value: int  # WIN, DRAW or LOSS
-    remoteness: int | None
+    outcome: Outcome
     nodes: int
 
 
@@ -46,10 +46,10 @@ def score_to_child(score: int) -> int:
     return -score - (score > 0) + (score < 0)
 
 
-def score_to_result(score: int) -> tuple[int, int | None]:
+def score_to_outcome(score: int) -> Outcome:
     if score == 0:
-        return DRAW, None
-    return (WIN if score > 0 else LOSS), SCORE_SCALE - abs(score)
+        return Outcome(DRAW, None)
+    return Outcome(WIN if score > 0 else LOSS, SCORE_SCALE - abs(score))
 
 
 class TranspositionTable:
@@ -83,8 +83,7 @@ class Search(Generic[P]):
         """The exact value and remoteness of ``pos``; raises SearchBudgetExceeded."""
         self.nodes = 0
         score = self._negamax(pos, -INFINITY, INFINITY)
-        value, remoteness = score_to_result(score)
-        return SearchResult(value, remoteness, self.nodes)
+        return SearchResult(score_to_outcome(score), self.nodes)
 
     def _negamax(self, pos: P, alpha: int, beta: int) -> int:
         """Fail-soft: the exact score if alpha < score < beta, else a bound on the side it failed."""

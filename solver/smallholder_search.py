@@ -23,10 +23,9 @@ import time
 
 import numpy as np
 
-from tablebase.games.base import DRAW
 from tablebase.games.smallholder import Board, Position, Smallholder
 from tablebase.solver.graph import solve_graph
-from tablebase.solver.probe import Outcome
+from tablebase.solver.probe import Outcome, outcomes
 from tablebase.solver.smallholder_arrays import MaskMap, SmallholderArrays
 
 #: Default number of positions one solve may explore (about 4,000 per second).
@@ -59,8 +58,7 @@ class LocalSearch:
             return None
         keys, parents, children = explored
         solution = solve_graph(len(keys), np.array(parents, dtype=np.int64), np.array(children, dtype=np.int64))
-        for k, value, remoteness in zip(keys, solution.values.tolist(), solution.remoteness.tolist()):
-            self.table[k] = Outcome(value, None if value == DRAW else remoteness)
+        self.table.update(zip(keys, outcomes(solution.values, solution.remoteness)))
         return self.table[key]
 
     def outcomes(self, keys: list[int]) -> list[Outcome | None]:

@@ -13,8 +13,9 @@ Captures remove stones, so a position can come back and the graph may have cycle
 the retrograde handles them (infinite play is a draw, RULES.md 2.5), and one
 depth-first walk counts the positions from which play can go on forever.
 
-Storage: the payload of a position is one ``uint16``: the remoteness in the low 14
-bits, ``WIN_FLAG`` when the side to move wins, ``DRAW_FLAG`` for a draw (remoteness 0).
+Storage: the payload of a position is one ``uint16`` in the layout of
+`solver/payload.py` (shared with Sparro's tables): remoteness in the low 14 bits, the
+next bit for a win of the side to move, the top bit for a draw.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ import numpy as np
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder.board import Board, get_board
 from tablebase.games.smallholder.options import Rules, parse_rules
+from tablebase.solver.keys import stone_counts
+from tablebase.solver.payload import PAYLOAD_DTYPES, layout
+from tablebase.solver.probe import Outcome, outcome_of
 from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS
 
 U64 = np.uint64
@@ -35,10 +39,9 @@ U64 = np.uint64
 RULES_VERSION = "smallholder-rules-1"
 #: Bumped whenever the solver's results or the payload layout could change.
 SOLVER_VERSION = "graph-1"
-PAYLOAD_DTYPE = "u2"
-REMOTENESS_MASK = 0x3FFF
-WIN_FLAG = 0x4000
-DRAW_FLAG = 0x8000
+PAYLOAD_DTYPE = PAYLOAD_DTYPES["smallholder"]
+#: the largest remoteness the payload holds
+REMOTENESS_MASK = layout(PAYLOAD_DTYPE)[2]
 #: Frontier positions expanded at once (bounds the temporary arrays of one ply).
 EXPAND_SLICE = 1 << 18
 
@@ -52,18 +55,17 @@ class SolvedRuleset:
 
     keys: np.ndarray  # uint64, sorted canonical keys
     values: np.ndarray  # int8: WIN, LOSS or DRAW for the side to move
-    remoteness: np.ndarray  # int32; -1 for a draw
+    remoteness: np.ndarray  # int32; 0 for a draw (see `solver.probe.outcomes`)
     moves: int  # edges of the graph (legal moves of all positions, symmetric ones apart)
     plies: int  # the deepest breadth-first ply (the longest shortest line from the start)
     cyclic: int  # positions from which a line of play can go on forever
     seconds: dict[str, float]  # per stage
 
     @property
-    def start(self) -> tuple[int, int | None]:
-        """(value, remoteness) of the empty board, Black to move (key 0, the smallest;
+    def start(self) -> Outcome:
+        """The outcome of the empty board, Black to move (key 0, the smallest;
         meaningless when solved from other roots)."""
-        value = int(self.values[0])
-        return value, None if value == DRAW else int(self.remoteness[0])
+        return outcome_of(self.values[0], self.remoteness[0])
 
 
 class ForwardGraph(NamedTuple):
@@ -161,7 +163,7 @@ def solve_ruleset(board: Board | str, rules: Rules | str, progress: Progress | N
     entries >>= U64(id_bits)  # now the keys
     draw = by_key == UNDECIDED
     values = np.where(draw, DRAW, np.where(by_key & 1, WIN, LOSS)).astype(np.int8)
-    remoteness = np.where(draw, -1, by_key >> 1).astype(np.int32)
+    remoteness = np.where(draw, 0, by_key >> 1).astype(np.int32)
     seconds = {"enumerate": enumerated - started, "retrograde": solved - enumerated,
                "cycles": time.perf_counter() - solved}
     return SolvedRuleset(entries, values, remoteness, moves, plies, cyclic, seconds)
@@ -187,28 +189,4 @@ def retrograde(offsets: np.ndarray, children: np.ndarray, board_name: str, progr
     return state
 
 
-# -- payload ---------------------------------------------------------------------------
-
-
-def pack_results(values: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
-    """The ``uint16`` payload of each position (see the module doc)."""
-    if len(remoteness) and int(remoteness.max()) > REMOTENESS_MASK:
-        raise ValueError(f"remoteness {int(remoteness.max())} does not fit the payload ({REMOTENESS_MASK} at most)")
-    payload = np.where(values == DRAW, 0, remoteness).astype(np.uint16)
-    payload |= np.where(values == WIN, WIN_FLAG, 0).astype(np.uint16)
-    payload |= np.where(values == DRAW, DRAW_FLAG, 0).astype(np.uint16)
-    return payload
-
-
-def unpack_results(payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(values, remoteness with -1 for draws) of payload entries."""
-    payload = np.asarray(payload, dtype=np.uint16)
-    draw = (payload & DRAW_FLAG) != 0
-    values = np.where(draw, DRAW, np.where(payload & WIN_FLAG, WIN, LOSS)).astype(np.int8)
-    remoteness = np.where(draw, -1, (payload & REMOTENESS_MASK).astype(np.int32))
-    return values, remoteness
-
-
-def stone_counts(keys: np.ndarray, cells: int) -> np.ndarray:
-    """The number of stones of each key: the tier it is stored under."""
-    return np.bitwise_count(np.asarray(keys, dtype=U64) & U64((1 << 2 * cells) - 1)).astype(np.int64)
+__all__ = ["SolvedRuleset", "enumerate_graph", "retrograde", "solve_ruleset", "stone_counts"]

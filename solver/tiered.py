@@ -18,6 +18,7 @@ import numpy as np
 
 from tablebase.games.sparro.geometry import NUM_CELLS
 from tablebase.solver.keys import sorted_unique
+from tablebase.solver.payload import PAYLOAD_DTYPES, decode, encode
 from tablebase.solver.sparro_arrays import SparroArrays, canonical
 
 U64 = np.uint64
@@ -38,7 +39,7 @@ class SolvedTier:
     tier: int
     keys: np.ndarray  # uint64, sorted, canonical
     values: np.ndarray  # int8: +1 the side to move wins, 0 draw, -1 it loses
-    remoteness: np.ndarray  # uint8: plies to the end under optimal play (0 for a draw)
+    remoteness: np.ndarray  # plies to the end under optimal play (0 for a draw: see `solver.probe.outcomes`)
 
 
 def enumerate_tiers(arrays: SparroArrays, progress: Callable[[int, int], None] | None = None) -> list[np.ndarray]:
@@ -81,35 +82,21 @@ def solve_tier(arrays: SparroArrays, tier: int, keys: np.ndarray, after: SolvedT
 
 
 
-#: Bumped whenever the solver's results or payload layout could change.
-SOLVER_VERSION = "tiered-1"
-#: Payload of one position: remoteness in the low 6 bits, bit 7 set when the side to move
-#: wins, bit 6 set for a draw (only in the hypothetical no-compensation variant).
-PAYLOAD_DTYPE = "u1"
-WIN_FLAG = 0x80
-DRAW_FLAG = 0x40
-REMOTENESS_BITS = 0x3F
+#: Bumped whenever the solver's results or payload layout could change (tiered-2: the
+#: payload layout of `solver/payload.py`, shared with the Smallholder; tiered-1 had the
+#: win and draw bits the other way round).
+SOLVER_VERSION = "tiered-2"
+PAYLOAD_DTYPE = PAYLOAD_DTYPES["sparro"]
 
 
 def pack_results(solved: SolvedTier) -> np.ndarray:
-    flags = np.where(solved.values > 0, WIN_FLAG, np.where(solved.values == 0, DRAW_FLAG, 0))
-    return solved.remoteness | flags.astype(np.uint8)
-
-
-def decode_payload(payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(values +1/0/-1, remoteness) of packed payload entries."""
-    values = np.where(payload & WIN_FLAG, 1, np.where(payload & DRAW_FLAG, 0, -1)).astype(np.int8)
-    return values, (payload & REMOTENESS_BITS).astype(np.uint8)
+    """The stored payload of a solved tier (`solver/payload.py`)."""
+    return encode(solved.values, solved.remoteness, PAYLOAD_DTYPE)
 
 
 def unpack_results(tier: int, keys: np.ndarray, payload: np.ndarray) -> SolvedTier:
-    return SolvedTier(tier, keys, *decode_payload(payload))
-
-
-def tier_of_keys(keys: np.ndarray) -> np.ndarray:
-    """The number of marbles of each key (bits 0-47 are the two colour masks)."""
-    boards = np.asarray(keys, dtype=U64) & U64((1 << 2 * NUM_CELLS) - 1)
-    return np.bitwise_count(boards).astype(np.int64)
+    """A solved tier from its stored keys and payload."""
+    return SolvedTier(tier, keys, *decode(payload))
 
 
 def solve_variant(

@@ -184,7 +184,7 @@ def test_compare_a_position_and_bad_requests(atlas_db: Path) -> None:
 def test_verify_custom_rules(atlas_db: Path) -> None:
     spec = "groups=priority-create,adjacent=smallest-only,territory=hull,capture=groupwise"
     result = run("verify", "smallholder", "--board", BOARD, "--rules", spec, "--rules", "nibbler",
-                 "--db", str(atlas_db), "--json", "-s")
+                 "--db", str(atlas_db), "--json", "-s", "--solve")
     assert result.exit_code == 0, result.output
     claims = [json.loads(line) for line in result.stdout.splitlines()]  # one claim per line
     assert [c["id"] for c in claims] == [f"smallholder-first-player:{spec}:{BOARD}",

@@ -214,7 +214,7 @@ def test_smallholder_tables_are_checked(tmp_path: Path) -> None:
     """A solved Smallholder table passes; its values flipped (checksums refreshed) fail."""
     from tablebase.service.smallholder import solve_into
     from tablebase.games.smallholder import parse_rules
-    from tablebase.solver.smallholder_solve import WIN_FLAG
+    from tablebase.solver.payload import layout
 
     path = tmp_path / "smallholder.sqlite"
     with TablebaseStore(path, create=True) as store:
@@ -226,9 +226,10 @@ def test_smallholder_tables_are_checked(tmp_path: Path) -> None:
     with TablebaseStore(path) as store:
         info = store.table("smallholder", "nibbler@limping2")
         tiers = store.stored_tiers(info.id)
+        _, win_flag, _ = layout(info.payload_dtype)
         for tier in tiers:  # every value becomes its opposite: wins and losses swap
             keys, payload = store.read_tier(info.id, tier, info.payload_dtype)
-            store.write_tier(info.id, tier, keys, payload ^ np.uint16(WIN_FLAG), 0.0)
+            store.write_tier(info.id, tier, keys, payload ^ np.uint16(win_flag), 0.0)
         store.finish_table(info.id, info.seconds, info.summary)
     bad = run("--db", str(path), "--sample", "100", "--json")
     assert_clean_failure(bad)

@@ -213,8 +213,7 @@ def judge_probe(game: Sparro, text: str, result: Result) -> None:
             found = Search(game, node_budget=5_000).solve(pos)
         except SearchBudgetExceeded:
             return
-        assert answer["value"] == {1: "win", -1: "loss", 0: "draw"}[found.value]
-        assert answer["remoteness"] == found.remoteness
+        assert (answer["value"], answer["remoteness"]) == (found.outcome.name, found.outcome.remoteness)
 
 
 @fuzz

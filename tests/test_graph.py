@@ -11,7 +11,7 @@ import pytest
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.solver.graph import NOT_TERMINAL, solve_csr, solve_graph
 
-Result = tuple[int, int]  # (value, remoteness or -1)
+Result = tuple[int, int]  # (value, remoteness; 0 for a draw, the solvers' array convention)
 
 
 def solve_lists(children: list[list[int]], terminal: dict[int, int] | None = None) -> list[Result]:
@@ -34,7 +34,7 @@ def bounded_reference(children: list[list[int]], terminal: dict[int, int] | None
     result: list[Result | None] = [None] * n
     for v in range(n):
         if v in terminal:
-            result[v] = (terminal[v], -1 if terminal[v] == DRAW else 0)
+            result[v] = (terminal[v], 0)
         elif not children[v]:
             result[v] = (LOSS, 0)
     for k in range(1, 2 * n + 3):
@@ -47,7 +47,7 @@ def bounded_reference(children: list[list[int]], terminal: dict[int, int] | None
                 result[v] = (WIN, k)
             elif all(o is not None and o[0] == WIN for o in outcomes):
                 result[v] = (LOSS, k)
-    return [r if r is not None else (DRAW, -1) for r in result]
+    return [r if r is not None else (DRAW, 0) for r in result]
 
 
 def dag_minimax(children: list[list[int]]) -> list[Result]:
@@ -72,11 +72,11 @@ def test_chain() -> None:
 
 
 def test_two_cycle_is_a_draw() -> None:
-    assert solve_lists([[1], [0]]) == [(DRAW, -1), (DRAW, -1)]
+    assert solve_lists([[1], [0]]) == [(DRAW, 0), (DRAW, 0)]
 
 
 def test_self_loop_is_a_draw() -> None:
-    assert solve_lists([[0]]) == [(DRAW, -1)]
+    assert solve_lists([[0]]) == [(DRAW, 0)]
 
 
 def test_self_loop_with_a_winning_exit() -> None:
@@ -91,7 +91,7 @@ def test_cycle_with_an_exit() -> None:
 
 def test_cycle_whose_exit_loses_stays_a_draw() -> None:
     # 1 may leave to 2, but 2 wins for its mover (2 -> 3 terminal); 1 prefers the cycle
-    assert solve_lists([[1], [0, 2], [3], []]) == [(DRAW, -1), (DRAW, -1), (WIN, 1), (LOSS, 0)]
+    assert solve_lists([[1], [0, 2], [3], []]) == [(DRAW, 0), (DRAW, 0), (WIN, 1), (LOSS, 0)]
 
 
 def test_loser_delays_through_a_cycle_only_when_it_can_last() -> None:
@@ -106,7 +106,7 @@ def test_terminal_values() -> None:
     # 1 is a finished game won by its mover, 2 a finished draw; their moves are ignored
     children = [[1, 2], [0], [0]]
     terminal = {1: WIN, 2: DRAW}
-    assert solve_lists(children, terminal) == [(DRAW, -1), (WIN, 0), (DRAW, -1)]
+    assert solve_lists(children, terminal) == [(DRAW, 0), (WIN, 0), (DRAW, 0)]
     assert solve_lists(children, terminal) == bounded_reference(children, terminal)
 
 

@@ -17,8 +17,9 @@ from tablebase.games.smallholder import RULESETS, Rules, Smallholder, all_rules
 from tablebase.solver.probe import Outcome
 from tablebase.solver.smallholder_arrays import SmallholderArrays
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
-from tablebase.solver.smallholder_solve import (
-    SolvedRuleset, pack_results, solve_ruleset, stone_counts, unpack_results)
+from tablebase.solver.keys import stone_counts
+from tablebase.solver.payload import decode, encode
+from tablebase.solver.smallholder_solve import PAYLOAD_DTYPE, SolvedRuleset, solve_ruleset
 
 BOARD = "limping2"
 #: Every named ruleset and a spread of the 120 combinations (all of them: the bench).
@@ -46,7 +47,7 @@ def lookup(table: SolvedRuleset, keys: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 @pytest.mark.parametrize("name", RULESETS)
 def test_start_values(name: str) -> None:
-    assert solved(RULESETS[name]).start == LIMPING2_STARTS[name]
+    assert solved(RULESETS[name]).start == Outcome(*LIMPING2_STARTS[name])
 
 
 @pytest.mark.parametrize("rules", SAMPLED, ids=lambda r: r.name)
@@ -108,11 +109,11 @@ def test_search_time_budget() -> None:
 
 def test_payload_round_trip() -> None:
     values = np.array([WIN, LOSS, DRAW, WIN, LOSS], dtype=np.int8)
-    remoteness = np.array([1, 0, -1, 16383, 200], dtype=np.int32)
-    back = unpack_results(pack_results(values, remoteness))
-    assert back[0].tolist() == values.tolist() and back[1].tolist() == remoteness.tolist()
+    remoteness = np.array([1, 0, 7, 16383, 200], dtype=np.int32)  # a draw's remoteness is not stored
+    back = decode(encode(values, remoteness, PAYLOAD_DTYPE))
+    assert back[0].tolist() == values.tolist() and back[1].tolist() == [1, 0, 0, 16383, 200]
     with pytest.raises(ValueError, match="does not fit"):
-        pack_results(values[:1], np.array([16384]))
+        encode(values[:1], np.array([16384]), PAYLOAD_DTYPE)
 
 
 def test_store_round_trip(tmp_path) -> None:

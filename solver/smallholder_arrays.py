@@ -16,6 +16,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from tablebase.games.bits import chunk_tables
 from tablebase.games.smallholder.board import Board, get_board
 from tablebase.games.smallholder.options import Rules, parse_rules
 
@@ -38,16 +39,7 @@ class MaskMap:
         chunks = max(1, -(-bits // max_chunk_bits))
         self.chunk_bits = -(-bits // chunks)
         self.mask = U64((1 << self.chunk_bits) - 1)
-        tables = np.zeros((chunks, 1 << self.chunk_bits), dtype=U64)
-        for j in range(chunks):
-            table = [0] * (1 << self.chunk_bits)
-            for value in range(1, 1 << self.chunk_bits):
-                low = value & -value
-                bit = j * self.chunk_bits + low.bit_length() - 1
-                # each entry is a smaller one plus the image of one more bit
-                table[value] = table[value ^ low] | (images[bit] if bit < bits else 0)
-            tables[j] = table
-        self.tables = tables
+        self.tables = np.array(chunk_tables(images, self.chunk_bits), dtype=U64)
 
     def __call__(self, masks: np.ndarray) -> np.ndarray:
         out = self.tables[0][(masks & self.mask).astype(np.intp)]

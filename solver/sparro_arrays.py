@@ -23,8 +23,8 @@ from tablebase.games.sparro.geometry import (
     NUM_CELLS,
     PLATFORM_MASKS,
     SYMMETRIES,
-    permute_mask,
 )
+from tablebase.games.bits import chunk_tables, permutation_images
 from tablebase.games.sparro.rules import Sparro
 
 U64 = np.uint64
@@ -38,16 +38,9 @@ LINES = [U64(line) for line in LINE_MASKS]
 
 
 def _chunk_tables() -> np.ndarray:
-    """tables[s, j, v]: the key bits that chunk j of a key with value v becomes under symmetry s."""
-    tables = np.zeros((len(SYMMETRIES), CHUNKS, 1 << CHUNK_BITS), dtype=U64)
-    values = np.arange(1 << CHUNK_BITS)
-    for s, perm in enumerate(SYMMETRIES):
-        # a key permutes as two 24-bit colour masks; extend the cell permutation to both
-        key_perm = tuple(perm) + tuple(p + NUM_CELLS for p in perm)
-        for j in range(CHUNKS):
-            shift = j * CHUNK_BITS
-            tables[s, j] = [permute_mask(int(v) << shift, key_perm) for v in values]
-    return tables
+    """tables[s, j, v]: the key bits that chunk j of a key with value v becomes under symmetry s
+    (a key permutes as two 24-bit colour masks)."""
+    return np.array([chunk_tables(permutation_images(perm, masks=2), CHUNK_BITS) for perm in SYMMETRIES], dtype=U64)
 
 
 @functools.cache

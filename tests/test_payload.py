@@ -81,3 +81,32 @@ def test_a_sparro_table_in_the_old_layout_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr.strip() == (f"Error: the sparro standard table in {str(path)!r} was made by another "
                                      "version; run 'tablebase solve sparro --variant standard --force'")
+
+
+def test_one_bit_permutation_helper() -> None:
+    """The chunked tables of games.bits move every bit where the permutation says, for
+    both games' symmetries (against the plain bit-by-bit permutation)."""
+    import random
+
+    from tablebase.games.bits import chunk_tables, permutation_images
+    from tablebase.games.smallholder.board import get_board
+    from tablebase.games.sparro.geometry import SYMMETRIES, permute_mask, symmetric_mask
+    from tablebase.solver.sparro_arrays import canonical
+
+    rng = random.Random(5)
+    for perm in SYMMETRIES[1:3] + tuple(get_board("hex3").symmetries[1:3]):
+        tables = chunk_tables(permutation_images(perm, masks=2), 7)
+        for _ in range(50):
+            mask = rng.getrandbits(2 * len(perm))
+            image = 0
+            for c, table in enumerate(tables):
+                image |= table[(mask >> 7 * c) & 127]
+            assert image == permute_mask(mask, tuple(perm) + tuple(p + len(perm) for p in perm))
+    mask = rng.getrandbits(24)
+    assert all(symmetric_mask(mask, s) == permute_mask(mask, perm) for s, perm in enumerate(SYMMETRIES))
+    board = get_board("hex3")
+    assert all(board.transform(mask & board.full, s) == permute_mask(mask & board.full, perm)
+               for s, perm in enumerate(board.symmetries))
+    key = np.array([mask | rng.getrandbits(24) << 24], dtype=np.uint64)
+    images = [permute_mask(int(key[0]) & (1 << 48) - 1, tuple(p) + tuple(q + 24 for q in p)) for p in SYMMETRIES]
+    assert canonical(key).tolist() == [min(images)]

@@ -28,6 +28,7 @@ from functools import cache
 from itertools import permutations
 
 from tablebase.games.base import NotationError
+from tablebase.games.bits import chunk_tables, permutation_images
 
 #: Direction indices, counter-clockwise from east: 60 degrees apart, so ``(d + 3) % 6``
 #: is the opposite direction and ``(d + 2) % 6`` the one 120 degrees further on.
@@ -225,18 +226,5 @@ def _name_index(board: Board) -> dict[str, int]:
 @cache
 def _chunk_tables(board: Board) -> tuple[tuple[tuple[int, ...], ...], ...]:
     """Per symmetry and 8-cell chunk, the image of each of the 256 chunk values."""
-    chunks = (board.size + _CHUNK_BITS - 1) // _CHUNK_BITS
-    out = []
-    for perm in board.symmetries:
-        per_chunk = []
-        for chunk in range(chunks):
-            cells = [c for c in range(chunk * _CHUNK_BITS, (chunk + 1) * _CHUNK_BITS) if c < board.size]
-            table = [0] * (1 << _CHUNK_BITS)
-            for value in range(1, 1 << _CHUNK_BITS):
-                low = value & -value
-                j = low.bit_length() - 1
-                # Build each entry from a smaller one: one new bit per value.
-                table[value] = table[value ^ low] | (1 << perm[cells[j]] if j < len(cells) else 0)
-            per_chunk.append(tuple(table))
-        out.append(tuple(per_chunk))
-    return tuple(out)
+    return tuple(tuple(tuple(table) for table in chunk_tables(permutation_images(perm), _CHUNK_BITS))
+                 for perm in board.symmetries)

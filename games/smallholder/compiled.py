@@ -100,6 +100,7 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from tablebase.games.bits import union_table
 from tablebase.games.smallholder.board import AXES, Board, get_board
 from tablebase.games.smallholder.options import Rules, parse_rules
 from tablebase.games.smallholder.position import BLACK, WHITE, Position
@@ -154,12 +155,8 @@ class Tables(NamedTuple):
 
 
 def _union_table(images: list[int]) -> np.ndarray:
-    """table[value]: the union of ``images[j]`` over the set bits ``j`` of ``value``."""
-    table = [0] * (1 << len(images))
-    for value in range(1, len(table)):
-        low = value & -value
-        table[value] = table[value ^ low] | images[low.bit_length() - 1]  # one more bit than an earlier entry
-    return np.array(table, dtype=U64)
+    """`games.bits.union_table` as an array."""
+    return np.array(union_table(images), dtype=U64)
 
 
 @cache

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from tablebase.games.bits import chunk_tables, permutation_images
+
 Cell = tuple[int, int, int]  # (level, row, col)
 
 LEVELS: Final = 3
@@ -151,10 +153,7 @@ def permute_mask(mask: int, perm: tuple[int, ...]) -> int:
 
 def _byte_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
     """BYTE_IMAGES[s][j][b]: where symmetry s sends byte j (cells 8j..8j+7) holding b."""
-    return tuple(
-        tuple(tuple(permute_mask(b << 8 * j, perm) for b in range(256)) for j in range(NUM_CELLS // 8))
-        for perm in SYMMETRIES
-    )
+    return tuple(tuple(tuple(table) for table in chunk_tables(permutation_images(perm), 8)) for perm in SYMMETRIES)
 
 
 BYTE_IMAGES: Final = _byte_tables()

@@ -57,16 +57,23 @@ def puzzles() -> None:
 Example:
     tablebase puzzles generate sparro --count 20 --min-depth 5 --seed 7 --solve
     tablebase puzzles generate sparro --variant extended --count 100 --json --solve
-    tablebase puzzles generate smallholder --ruleset stymie --board limping2 --count 10 --solve""")
+    tablebase puzzles generate smallholder --ruleset stymie --board limping2 --count 10 --solve
+    tablebase puzzles generate smallholder --board hex4 --count 3 --time 5""")
 @click.argument("game", type=click.Choice(GAMES))
 @click.option("--variant", type=click.Choice(SPARRO.variants), default=SPARRO.default_variant, show_default=True,
               help="Sparro variant.")
 @click.option("--ruleset", default=SMALLHOLDER.default_ruleset, show_default=True,
               help="Smallholder ruleset: a name or a spec such as 'territory=hull,capture=groupwise'.")
-@click.option("--board", type=click.Choice(["limping2", "hex3"]), default="hex3", show_default=True,
-              help="Smallholder board (one that can be solved).")
+@click.option("--board", type=click.Choice(["limping2", "hex3", "hex4"]), default="hex3", show_default=True,
+              help="Smallholder board: one that can be solved, or hex4 (judged by the exact search).")
 @click.option("--count", type=click.IntRange(1, 10_000), default=10, show_default=True,
               help="How many new puzzles to find.")
+@click.option("--time", "seconds", type=click.FloatRange(min=0), default=service.PUZZLE_SEARCH_SECONDS,
+              show_default=True,
+              help="hex4: wall-clock seconds the search may spend on each position it judges (0: no time "
+                   "bound, so that a seed always gives the same puzzles).")
+@click.option("--budget", "nodes", type=click.IntRange(1, 10**12), default=service.PUZZLE_SEARCH_NODES,
+              show_default=True, help="hex4: positions the search may explore for each position it judges.")
 @click.option("--min-depth", type=click.IntRange(1, 200), default=3, show_default=True,
               help="Fewest plies to the win.")
 @click.option("--max-depth", type=click.IntRange(1, 200), default=15, show_default=True,
@@ -79,8 +86,8 @@ Example:
 @solve_option
 @silent_option
 @json_option
-def generate_command(game: str, variant: str, ruleset: str, board: str, count: int, min_depth: int,
-                     max_depth: int, seed: int, max_games: int, db_path: str, solve: bool, silent: bool,
+def generate_command(game: str, variant: str, ruleset: str, board: str, count: int, seconds: float, nodes: int,
+                     min_depth: int, max_depth: int, seed: int, max_games: int, db_path: str, solve: bool, silent: bool,
                      as_json: bool) -> None:
     """Find new puzzles in natural-looking games and store them in the tablebase file.
 
@@ -91,6 +98,12 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
     position. Puzzles are judged by the rules' table: when the file lacks it, --solve
     solves it first (without --solve the command says so, with how long it takes, and
     exits with status 1).
+
+    On hex4, which no table holds, every position is judged by the exact search within
+    --time seconds and --budget positions; a position it cannot settle in that budget is
+    never a puzzle. The natural games are guided by a search of a twentieth of that
+    budget, so candidates are the later positions of each game. Progress (games played,
+    candidates searched, puzzles found) goes to stderr.
     """
     if min_depth > max_depth:
         raise TablebaseError(f"--min-depth {min_depth} is more than --max-depth {max_depth}")
@@ -99,12 +112,14 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
     if not solve:
         refuse_unasked_solve(db_path, f"puzzles generate {game}", [(describe(game), service.rules_object(game, label))])
     choice = " ".join(f"--{name} {value}" for name, value in options.items())
+    searched = service.searched(describe(game), service.rules_object(game, label))
+    bounds = f" --time {seconds:g} --budget {nodes}" if searched else ""
     source = (f"tablebase puzzles generate {game} {choice} --count {count} --min-depth {min_depth} "
-              f"--max-depth {max_depth} --seed {seed}")
+              f"--max-depth {max_depth} --seed {seed}{bounds}")
     stored = 0
     with open_store(db_path, create=True) as store:
         for puzzle in service.generate_into(store, game, label, count, min_depth, max_depth, seed, max_games, source,
-                                            progress_printer(silent)):
+                                            progress_printer(silent), nodes, seconds or None):
             stored += 1  # already committed: printed as soon as it is stored
             click.echo(json.dumps(service.puzzle_json(puzzle)) if as_json else
                        f"#{puzzle.id}  depth {puzzle.depth:2d}  grade {puzzle.grade}  {puzzle.position}")

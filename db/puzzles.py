@@ -1,6 +1,7 @@
 """Puzzle storage: a `puzzles` table in the tablebase file.
 
-Rows are deduplicated by (game, rules, canonical key). Each puzzle is stored in its own
+Rows are deduplicated by (game, rules, canonical key); a key beyond 63 bits (hex4) is
+stored as big-endian bytes. Each puzzle is stored in its own
 transaction as soon as it is proved (`add`), so a killed generation keeps its work. Schema version 1 of this table
 is recorded in `meta` as ``puzzles_schema_version``.
 """
@@ -72,7 +73,7 @@ class PuzzleStore:
         if self.absent:
             return set()
         rows = self.db.execute("SELECT canonical_key FROM puzzles WHERE game = ? AND rules = ?", [game, rules])
-        return {row[0] for row in rows}
+        return {_key(row[0]) for row in rows}
 
     def add(self, puzzle: dict[str, Any]) -> int | None:
         """Store one puzzle in its own transaction, so that a puzzle stays stored however the
@@ -88,7 +89,7 @@ class PuzzleStore:
                 cursor = self.db.conn.execute(
                     "INSERT OR IGNORE INTO puzzles (game, rules, position, canonical_key, depth, grade, main_line, "
                     "tree, features, source, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [p["game"], p["rules"], p["position"], p["canonical_key"], p["depth"], p["grade"],
+                    [p["game"], p["rules"], p["position"], _stored_key(p["canonical_key"]), p["depth"], p["grade"],
                      " ".join(map(str, p["main_line"])), json.dumps(p["tree"]), json.dumps(p["features"]),
                      p["source"], time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())])
         except sqlite3.Error as exc:
@@ -120,5 +121,15 @@ class PuzzleStore:
     @staticmethod
     def _puzzle(row: tuple) -> StoredPuzzle:
         (id_, game, rules, position, key, depth, grade, line, tree, features, source, _created) = row
-        return StoredPuzzle(id_, game, rules, position, key, depth, grade, [int(m) for m in line.split()],
+        return StoredPuzzle(id_, game, rules, position, _key(key), depth, grade, [int(m) for m in line.split()],
                             json.loads(tree), json.loads(features), source)
+
+
+def _stored_key(key: int) -> int | bytes:
+    """A canonical key as stored: an integer, or big-endian bytes for keys beyond SQLite's
+    64-bit integers (hex4 keys need 75 bits; a blob is never converted by column affinity)."""
+    return key if key < 1 << 63 else key.to_bytes((key.bit_length() + 7) // 8, "big")
+
+
+def _key(stored: int | bytes) -> int:
+    return int.from_bytes(stored, "big") if isinstance(stored, bytes) else int(stored)

@@ -10,7 +10,7 @@ from tablebase.db.puzzles import PuzzleStore, StoredPuzzle
 from tablebase.db.store import TablebaseStore
 from tablebase.render.html import PuzzleCard, puzzle_sheet
 from tablebase.service.games import describe
-from tablebase.service.progress import Progress
+from tablebase.service.progress import Progress, report
 from tablebase.service.tables import solved_lookup
 from tablebase.solver.probe import Lookup
 from tablebase.solver.puzzles import generate
@@ -29,24 +29,60 @@ def rules_object(game: str, label: str) -> Any:
     return describe(game).rules(label)
 
 
-def game_and_lookup(store: TablebaseStore, game: str, label: str, progress: Progress | None = None
-                    ) -> tuple[Any, Lookup]:
-    """The rules object and a table lookup for recorded rules, solving the table if needed."""
+#: Per-position bounds of the search that judges puzzles of rules no table can hold.
+PUZZLE_SEARCH_NODES = 2_000_000
+PUZZLE_SEARCH_SECONDS = 5.0
+#: The natural games of such rules are guided by a search of this fraction of the budget.
+PLAY_SEARCH_FRACTION = 20
+
+
+def searched(description: Any, rules: Any) -> bool:
+    """Whether puzzles of ``rules`` are judged by the search (no table can hold them)."""
+    return description.cannot_solve(rules) is not None and description.search_without_table
+
+
+def game_and_lookup(store: TablebaseStore, game: str, label: str, progress: Progress | None = None,
+                    nodes: int | None = None, seconds: float | None = None) -> tuple[Any, Lookup]:
+    """The rules object and a lookup for recorded rules: their table, solved if needed, or
+    for rules no table can hold (hex4) the exact search bounded per position by ``nodes``
+    and ``seconds`` (an unknown answer stays unknown), starting from and adding to the
+    search results stored in ``store``."""
     description = describe(game)
     rules = description.rules(label)
+    if searched(description, rules):
+        return rules, description.search_lookup(rules, nodes or PUZZLE_SEARCH_NODES, seconds, progress,
+                                                store=store)
     return rules, solved_lookup(store, description, rules, progress)
 
 
 def generate_into(store: TablebaseStore, game: str, label: str, count: int, min_depth: int, max_depth: int,
                   seed: int, max_games: int, source: str,
-                  progress: Progress | None = None) -> Iterator[StoredPuzzle]:
+                  progress: Progress | None = None, nodes: int | None = None,
+                  seconds: float | None = PUZZLE_SEARCH_SECONDS) -> Iterator[StoredPuzzle]:
     """Find up to ``count`` new puzzles (skipping those stored, up to symmetry), each stored
     (committed) as soon as it is proved and then yielded as stored: a generation that is
-    stopped or killed keeps every puzzle found so far."""
-    rules, lookup = game_and_lookup(store, game, label, progress)
+    stopped or killed keeps every puzzle found so far.
+
+    Rules no table can hold are judged by the exact search, each probed position within
+    ``nodes`` positions and ``seconds`` (None: no time bound, so that a seed always gives
+    the same puzzles); the natural games are guided by a search of 1/PLAY_SEARCH_FRACTION
+    of that, so only the later positions of a game, which it settles, are candidates."""
+    rules, lookup = game_and_lookup(store, game, label, progress, nodes, seconds)
+    description = describe(game)
+    play_lookup = None
+    on_game = None
+    if searched(description, rules):
+        play_nodes = max(1, (nodes or PUZZLE_SEARCH_NODES) // PLAY_SEARCH_FRACTION)
+        play_lookup = description.search_lookup(rules, play_nodes, None if seconds is None else
+                                                seconds / PLAY_SEARCH_FRACTION, None, store=store)
+
+        def on_game(games: int, tried: int, found: int) -> None:
+            report(progress, f"puzzles {label}", f"{games} games played, {tried} candidates searched, "
+                                                 f"{found} puzzles found")
+
     library = PuzzleStore(store)
     for puzzle in generate(rules, lookup, count, min_depth, max_depth, seed, exclude=library.keys(game, label),
-                           max_games=max_games):
+                           max_games=max_games, play_lookup=play_lookup, progress=on_game):
         new_id = library.add({"game": game, "rules": label, "source": source, **asdict(puzzle)})
         if new_id is not None:
             yield library.get(new_id)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Generic, Iterator, TypeVar
+from typing import Callable, Generic, Iterator, TypeVar
 
 from tablebase.games.base import LOSS, WIN, Game
-from tablebase.solver.probe import Lookup, ProbeResult, probe
+from tablebase.solver.probe import Lookup, NotInTable, ProbeResult, probe
 
 P = TypeVar("P")
 
@@ -130,44 +130,71 @@ def make_puzzle(game: Game[P], pos: P, lookup: Lookup, min_depth: int, max_depth
                   level, features)
 
 
-def natural_game(game: Game[P], lookup: Lookup, rng: random.Random) -> Iterator[tuple[P, ProbeResult]]:
-    """The positions of one natural-looking game, each with its probe: random moves,
+def natural_game(game: Game[P], lookup: Lookup, rng: random.Random) -> Iterator[tuple[P, ProbeResult | None]]:
+    """The positions of one natural-looking game, each with its probe (None where the
+    lookup does not know the position or a move: a search out of budget): random moves,
     except that a player takes a win in one move and avoids handing the opponent one
-    when it can. (The table is asked only what a player sees one move ahead.)"""
+    when it can. (The table is asked only what a player sees one move ahead; where it
+    cannot say, the rules engine looks two plies ahead.)"""
     pos = game.start()
     while game.terminal_value(pos) is None:
-        answer = probe(game, pos, lookup)
+        try:
+            answer: ProbeResult | None = probe(game, pos, lookup)
+        except NotInTable:
+            answer = None
         yield pos, answer
-        wins = [m.cell for m in answer.moves if m.outcome.value == WIN and m.outcome.remoteness == 1]
-        safe = [m.cell for m in answer.moves if not (m.outcome.value == LOSS and m.outcome.remoteness == 2)]
-        pos = game.play(pos, rng.choice(wins or safe or [m.cell for m in answer.moves]))
+        if answer is not None:
+            wins = [m.cell for m in answer.moves if m.outcome.value == WIN and m.outcome.remoteness == 1]
+            safe = [m.cell for m in answer.moves if not (m.outcome.value == LOSS and m.outcome.remoteness == 2)]
+            moves = [m.cell for m in answer.moves]
+        else:
+            moves = list(game.legal_moves(pos))
+            wins = [m for m in moves if game.terminal_value(game.play(pos, m)) == LOSS]
+            safe = [m for m in moves if not _hands_a_win(game, game.play(pos, m))]
+        pos = game.play(pos, rng.choice(wins or safe or moves))
+
+
+def _hands_a_win(game: Game[P], pos: P) -> bool:
+    """Whether the side to move in ``pos`` can win at once."""
+    if game.terminal_value(pos) is not None:
+        return False
+    return any(game.terminal_value(game.play(pos, m)) == LOSS for m in game.legal_moves(pos))
 
 
 def generate(game: Game[P], lookup: Lookup, count: int, min_depth: int, max_depth: int, seed: int,
-             exclude: set[int] | None = None, max_games: int = 20_000) -> Iterator[Puzzle[P]]:
+             exclude: set[int] | None = None, max_games: int = 20_000, play_lookup: Lookup | None = None,
+             progress: Callable[[int, int, int], None] | None = None) -> Iterator[Puzzle[P]]:
     """Up to ``count`` distinct puzzles (by canonical key) from natural games, reproducibly from ``seed``.
 
     Each natural game gives at most one puzzle: its positions are tried in random order.
+    ``play_lookup`` (default ``lookup``) guides the natural games, and only positions it
+    knows are candidates; a lookup that does not know a position (a search out of its
+    budget) never makes it a puzzle: a candidate whose solution tree meets an unknown
+    is skipped. ``progress(games, candidates, found)`` is called after each game.
     """
     rng = random.Random(seed)
     seen = set(exclude or ())
     found = 0
-    for _ in range(max_games):
+    tried = 0
+    for games in range(1, max_games + 1):
         if found >= count:
             return
-        candidates = list(natural_game(game, lookup, rng))
+        candidates = list(natural_game(game, play_lookup or lookup, rng))
         rng.shuffle(candidates)
         for pos, root in candidates:
-            if root.outcome.value != WIN or not min_depth <= (root.outcome.remoteness or 0) <= max_depth:
+            if root is None or root.outcome.value != WIN or not min_depth <= (root.outcome.remoteness or 0) <= max_depth:
                 continue
             key = game.canonical_key(pos)
             if key in seen:
                 continue
             seen.add(key)
+            tried += 1
             try:
                 puzzle = make_puzzle(game, pos, lookup, min_depth, max_depth, root)
-            except NotAPuzzle:
+            except (NotAPuzzle, NotInTable):
                 continue
             found += 1
             yield puzzle
             break
+        if progress is not None:
+            progress(games, tried, found)

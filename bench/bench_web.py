@@ -7,7 +7,10 @@ solved into it (a few seconds). The server (`tablebase.web.app` under uvicorn) r
 its own process on 127.0.0.1; the clients are threads of this one, each with its own
 HTTP connection, every request with a 10 s timeout. The positions are those of random
 games (both games, every ply), so the probes touch many tiers. A request counts as an
-error unless it answers 200 with the position asked about. Prints one JSON object.
+error unless it answers 200 with the position asked about. Prints one JSON object; besides
+the latencies it gives the CPU time the server process and the clients spent per request
+(read from /proc on Linux, null elsewhere), which depends far less on other work on the
+machine than the latencies do, and the `uptime` load averages at the end.
 """
 
 from __future__ import annotations
@@ -62,6 +65,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a running process (Linux /proc), None where unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def solved_file() -> Path:
     path = Path(tempfile.mkdtemp()) / "web-bench.sqlite"
     for args in (["solve", "sparro", "--variant", "standard"], ["solve", "smallholder", "--board", "limping2"]):
@@ -108,10 +120,15 @@ def main() -> None:
                     out.append((time.perf_counter() - started, ok))
             return out
 
+        server_cpu = process_cpu_seconds(server.pid)
+        client_cpu = time.process_time()
         started = time.perf_counter()
         with ThreadPoolExecutor(args.clients) as pool:
             results = [r for chunk in pool.map(client, shares) for r in chunk]
         wall = time.perf_counter() - started
+        client_cpu = time.process_time() - client_cpu
+        server_after = process_cpu_seconds(server.pid)
+        server_cpu = None if server_cpu is None or server_after is None else server_after - server_cpu
     finally:
         server.terminate()
         server.wait(10)
@@ -123,6 +140,8 @@ def main() -> None:
         "p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 2),
         "max_ms": round(latencies[-1], 2),
         "requests_per_second": round(len(results) / wall, 1),
+        "server_cpu_ms_per_request": None if server_cpu is None else round(server_cpu * 1000 / len(results), 2),
+        "client_cpu_ms_per_request": round(client_cpu * 1000 / len(results), 2),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }))
 

@@ -48,6 +48,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 import zlib
 from collections import OrderedDict
@@ -188,16 +189,48 @@ def explain(path: Path, exc: sqlite3.Error) -> str:
 _explain = explain  # the name other db modules imported first
 
 
+class _SharedBlocks:
+    """Decoded blocks of complete tables, shared by every store opened with
+    ``share_blocks`` (the threads of one long-running reader), at most BLOCK_CACHE of them.
+    Keyed by the table's checksum over all its keys and payload bytes (and the payload's
+    type), so a block is the same block whichever file and table id it is read from; a
+    damaged block is never put here."""
+
+    def __init__(self) -> None:
+        self._blocks: OrderedDict[tuple[str, str, int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, int, int]) -> tuple[np.ndarray, np.ndarray] | None:
+        with self._lock:
+            found = self._blocks.get(key)
+            if found is not None:
+                self._blocks.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str, int, int], block: tuple[np.ndarray, np.ndarray]) -> None:
+        with self._lock:
+            self._blocks[key] = block
+            while len(self._blocks) > BLOCK_CACHE:
+                self._blocks.popitem(last=False)
+
+
+_SHARED_BLOCKS = _SharedBlocks()
+
+
 class TablebaseStore:
     """A tablebase file. Open with ``create=True`` to make it if it does not exist, with
-    ``readonly=True`` to guarantee that nothing is written (what `check` and `probe` do).
+    ``readonly=True`` to guarantee that nothing is written (what `check` and `probe` do),
+    with ``share_blocks`` to keep the decoded blocks of complete tables in memory shared
+    by all stores of the process opened so (a reader serving many threads).
 
     A file on a read-only file system opens for reading whatever is asked; writing to
     it then fails with a StoreError saying so.
     """
 
-    def __init__(self, path: str | Path, create: bool = False, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, create: bool = False, readonly: bool = False,
+                 share_blocks: bool = False) -> None:
         self.path = Path(path)
+        self.share_blocks = share_blocks
         try:
             exists = self.path.is_file()
             if not exists and self.path.exists():
@@ -623,6 +656,12 @@ class TablebaseStore:
         return index
 
     def _block(self, table: TableInfo, tier: int, block: int) -> tuple[np.ndarray, np.ndarray]:
+        shared = self.share_blocks and table.status == "complete" and table.checksum
+        shared_key = (str(table.checksum), table.payload_dtype, tier, block) if shared else None
+        if shared_key is not None:
+            found = _SHARED_BLOCKS.get(shared_key)
+            if found is not None:
+                return found
         cache_key = (table.id, tier, block)
         cached = self._block_cache.get(cache_key)
         if cached is not None:
@@ -646,6 +685,9 @@ class TablebaseStore:
         except StoreError as exc:
             self._damaged[cache_key] = exc
             raise
+        if shared_key is not None:
+            _SHARED_BLOCKS.put(shared_key, decoded)
+            return decoded
         self._block_cache[cache_key] = decoded
         if len(self._block_cache) > BLOCK_CACHE:
             self._block_cache.popitem(last=False)

@@ -145,7 +145,7 @@ class Tablebase:
         #: probes remember what complete tables answered, for every `Tablebase` of the process
         #: (see `service.probing.MemoLookup`): for a long-running reader such as the web explorer
         self.memo = memo
-        self.store = TablebaseStore(path, create=mode == "w", readonly=mode == "r")
+        self.store = TablebaseStore(path, create=mode == "w", readonly=mode == "r", share_blocks=memo)
 
     def close(self) -> None:
         self.store.close()

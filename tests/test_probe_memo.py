@@ -129,3 +129,31 @@ def test_only_complete_tables_are_remembered() -> None:
     # another checksum (other data) is another table
     other = TableInfo(1, "sparro", "standard", "r", "s", "u1", "complete", 10, 2, 0.0, "abd", {})
     assert probing.table_identity(other) != probing.table_identity(complete)
+
+
+def test_stores_sharing_blocks_read_what_a_store_of_its_own_reads(smallholder_db: Path, tmp_path: Path) -> None:
+    """Decoded blocks shared by the stores of a process (``share_blocks``) are those of the
+    table whose checksum they carry: another file with other data under the same table id
+    reads its own data."""
+    import numpy as np
+
+    other = tmp_path / "other.sqlite"
+    with tablebase.open(other, mode="w") as tb:
+        tb.solve("smallholder", board="limping2", ruleset="stymie")
+    with TablebaseStore(smallholder_db, readonly=True) as own, \
+            TablebaseStore(smallholder_db, readonly=True, share_blocks=True) as first, \
+            TablebaseStore(smallholder_db, readonly=True, share_blocks=True) as second, \
+            TablebaseStore(other, readonly=True, share_blocks=True) as elsewhere:
+        table = own.table("smallholder", "nibbler@limping2")
+        assert table is not None
+        for tier in own.stored_tiers(table.id):
+            keys, payload = own.read_tier(table.id, tier, table.payload_dtype)
+            for store in (first, second, own):
+                found, read = store.lookup(table, tier, keys)
+                assert found.all() and np.array_equal(read, payload)
+        foreign = elsewhere.table("smallholder", "stymie@limping2")
+        assert foreign is not None and foreign.id == table.id and foreign.checksum != table.checksum
+        for tier in elsewhere.stored_tiers(foreign.id):
+            keys, payload = elsewhere.read_tier(foreign.id, tier, foreign.payload_dtype)
+            found, read = elsewhere.lookup(foreign, tier, keys)
+            assert found.all() and np.array_equal(read, payload)

@@ -22,6 +22,7 @@ re-proves a sample of the stored results by a fresh search with an empty table.
 from __future__ import annotations
 
 import random
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -50,8 +51,8 @@ CHECK_NODE_BUDGET = 2_000_000
 #: The size of the fresh search's table in `check` (one per sampled result).
 CHECK_TABLE_BYTES = 1 << 24
 
-#: (id of the search, file, set id) -> batches already put into that search's table
-_loaded: dict[tuple[int, str, int], int] = {}
+#: search -> {(file, set id): batches already put into its table}
+_loaded: weakref.WeakKeyDictionary[ExactSearch, dict[tuple[str, int], int]] = weakref.WeakKeyDictionary()
 
 
 def versions() -> tuple[str, str]:
@@ -91,8 +92,9 @@ def load(store: TablebaseStore, search: ExactSearch, progress: Progress | None =
         report(progress, task, f"stored search results not used: made by rules/solver version "
                                f"{found.rules_version}/{found.solver_version}, this program is {'/'.join(versions())}")
         return 0
-    place = (id(search), str(store.path.resolve()), found.id)
-    done = _loaded.get(place, 0)
+    loaded = _loaded.setdefault(search, {})
+    place = (str(store.path.resolve()), found.id)
+    done = loaded.get(place, 0)
     stored = results.read(found, since=done)
     for problem in stored.damaged:
         report(progress, task, problem)
@@ -100,7 +102,7 @@ def load(store: TablebaseStore, search: ExactSearch, progress: Progress | None =
     if len(entries):
         search.preload(entries["mover"], entries["waiter"], scores_of(entries["value"], entries["remoteness"]))
         report(progress, task, f"{len(entries):,} stored search results loaded")
-    _loaded[place] = stored.batches
+    loaded[place] = stored.batches
     return len(entries)
 
 
@@ -123,8 +125,9 @@ def save(store: TablebaseStore, search: ExactSearch, min_work: int = MIN_WORK) -
     search.preload(movers, waiters, scores)  # marked as stored: the next save leaves them out
     found = results.find(GAME, search.game.rules_name)
     if found is not None:  # this batch is in the search's table already
-        place = (id(search), str(store.path.resolve()), found.id)
-        _loaded[place] = _loaded.get(place, 0) + 1
+        loaded = _loaded.setdefault(search, {})
+        place = (str(store.path.resolve()), found.id)
+        loaded[place] = loaded.get(place, 0) + 1
     return Saved(len(entries), written)
 
 

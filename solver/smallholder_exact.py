@@ -106,6 +106,8 @@ class ExactSearch:
 
     def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True) -> None:
         self.mobility = mobility
+        self.etc_empty = kernel.DEFAULT_ETC_EMPTY
+        self.mobility_empty = kernel.DEFAULT_MOBILITY_EMPTY
         if game.board.size > MAX_CELLS:
             raise ValueError(f"the exact search handles boards up to {MAX_CELLS} cells, "
                              f"not {game.board.name} ({game.board.size})")
@@ -116,12 +118,13 @@ class ExactSearch:
         self.tt = (np.zeros(entries, np.uint64), np.zeros(entries, np.uint64), np.zeros(entries, np.int16),
                    np.zeros(entries, np.int16), np.zeros(entries, np.int8), np.zeros(entries, np.int8))
         p, m = kernel.MAX_PLY, kernel.MAX_MOVES
-        self.state = np.zeros(6, np.int64)
+        self.state = np.zeros(kernel.STATE_SLOTS, np.int64)
         self.deadline = np.zeros(1, np.float64)
         self.ctx = (self.rules_tables, *self.tt, np.zeros(p, np.uint64), np.zeros(p, np.uint64),
                     np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
                     np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
-                    self.state, self.deadline)
+                    self.state, self.deadline, np.zeros((p + 1, kernel.WORKSPACE), np.uint64),
+                    np.zeros((p, m), np.int8))
 
     # -- keys ------------------------------------------------------------------------
 
@@ -153,11 +156,11 @@ class ExactSearch:
         score, _ = kernel.search(np.uint64(m), np.uint64(w), alpha, beta, 0, 0, self.ctx)
         return None if self.state[kernel.ABORTED] else int(score)
 
-    def score(self, pos: Position) -> int | None:
-        """The exact score of ``pos`` (MTD(f)), or None when the budget ran out."""
+    def score(self, pos: Position, guess: int = 0) -> int | None:
+        """The exact score of ``pos`` (MTD(f) from the first ``guess``), or None when the
+        budget ran out. A good guess saves null-window searches, never changes the answer."""
         m, w = self.canonical_pair(pos)
         lower, upper = -kernel.INF, kernel.INF
-        guess = 0
         while lower < upper:
             beta = guess + 1 if guess == lower else guess
             g = self._window(m, w, beta - 1, beta)
@@ -174,6 +177,8 @@ class ExactSearch:
         started = time.perf_counter()
         self.state[:] = 0
         self.state[kernel.MOBILITY] = self.mobility
+        self.state[kernel.ETC_EMPTY] = self.etc_empty
+        self.state[kernel.MOBILITY_EMPTY] = self.mobility_empty
         self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
         self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds
         last = [started]
@@ -201,13 +206,16 @@ class ExactSearch:
         game = self.game
         children = game.children(pos)
         outcomes: list[Outcome] = []
+        guess = 0
         for move, child in children:
             if not game.moves(child):
                 outcomes.append(Outcome(LOSS, 0))
                 continue
-            score = self.score(child)
+            # siblings tend to have close scores: start each MTD(f) at the previous one
+            score = self.score(child, guess)
             if score is None:
                 break
+            guess = score
             outcomes.append(outcome_of_score(score))
         seconds = time.perf_counter() - started
         nodes = int(self.state[kernel.NODES])
@@ -260,6 +268,7 @@ def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None
     def lookup(keys: Sequence[int]) -> list[Outcome | None]:
         search._start(budget, progress)
         found: dict[int, Outcome | None] = {}
+        guess = 0
         for key in reversed(keys):
             if key in found:
                 continue
@@ -267,10 +276,11 @@ def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None
             if not search.game.moves(pos):
                 found[key] = Outcome(LOSS, 0)
                 continue
-            score = search.score(pos)
+            score = search.score(pos, guess)
             found[key] = None if score is None else outcome_of_score(score)
             if score is None:
                 break
+            guess = score
         return [found.get(key) for key in keys]
 
     return lookup

@@ -326,13 +326,15 @@ def playable(own, enemy, t):  # type: ignore[no-untyped-def]
 # -- move generation ---------------------------------------------------------------------
 
 #: Workspace layout (uint64 slots) of `_analyse`: per own group its stones, holdings and
-#: six sight masks; per enemy group its stones; then counts.
+#: six sight masks; per enemy group its stones; six scratch sight masks; then, filled by
+#: `_children_into`, the mover's holdings after each child's move.
 _W_OWN = 0
 _W_HELD = 64
 _W_SIGHT = 128
 _W_ENEMY = 128 + 6 * 64
 _W_SIGHT6 = _W_ENEMY + 64
-_W_SIZE = _W_SIGHT6 + 6
+_W_AFTER_HELD = _W_SIGHT6 + 6
+_W_SIZE = _W_AFTER_HELD + 64
 
 
 @njit(cache=True)
@@ -425,8 +427,9 @@ def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _captured(own, enemy, cell, t, w, own_count, enemy_count):  # type: ignore[no-untyped-def]
-    """Enemy stones removed by the extension at ``cell`` (after `_analyse` filled ``w``)."""
+def _capture_and_holdings(own, enemy, cell, t, w, own_count, enemy_count):  # type: ignore[no-untyped-def]
+    """(enemy stones removed by the extension at ``cell``, the mover's holdings after it),
+    after `_analyse` filled ``w``."""
     near = t.nbr[cell]
     sight6 = w[_W_SIGHT6:_W_SIGHT6 + 6]
     for d in range(6):
@@ -441,13 +444,19 @@ def _captured(own, enemy, cell, t, w, own_count, enemy_count):  # type: ignore[n
             held |= w[_W_HELD + k]
     held |= _held_by_sight(sight6, t.pairs)
     if t.piecewise:
-        return enemy & held
+        return enemy & held, held
     taken = _ZERO
     for j in range(enemy_count):
         g = w[_W_ENEMY + j]
         if not (g & ~held):
             taken |= g
-    return taken
+    return taken, held
+
+
+@njit(cache=True)
+def _captured(own, enemy, cell, t, w, own_count, enemy_count):  # type: ignore[no-untyped-def]
+    """Enemy stones removed by the extension at ``cell`` (after `_analyse` filled ``w``)."""
+    return _capture_and_holdings(own, enemy, cell, t, w, own_count, enemy_count)[0]
 
 
 @njit(cache=True)
@@ -477,19 +486,27 @@ def terminal_value(black, white, white_to_move, t):  # type: ignore[no-untyped-d
 
 @njit(cache=True)
 def _children_into(own, enemy, t, w, out_cells, out_own, out_enemy):  # type: ignore[no-untyped-def]
-    """Children with the mover's and the waiter's stones (not colours); returns how many."""
+    """Children with the mover's and the waiter's stones (not colours); returns how many.
+    ``w[_W_AFTER_HELD + i]`` receives the mover's holdings after the i-th move (a new
+    stone alone holds nothing, so a create leaves them as they were)."""
     legal, extensions, own_count, enemy_count = _analyse(own, enemy, t, w)
+    held_before = _ZERO
+    for k in range(own_count):
+        held_before |= w[_W_HELD + k]
     count = 0
     while legal:
         c = _cttz(legal)
         legal &= legal - _ONE
         bit = _ONE << c
         after = enemy
+        held = held_before
         if extensions & bit:
-            after = enemy & ~_captured(own, enemy, np.int64(c), t, w, own_count, enemy_count)
+            taken, held = _capture_and_holdings(own, enemy, np.int64(c), t, w, own_count, enemy_count)
+            after = enemy & ~taken
         out_cells[count] = c
         out_own[count] = own | bit
         out_enemy[count] = after
+        w[_W_AFTER_HELD + count] = held
         count += 1
     return count
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from inspect import signature
-from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
+from typing import Any, Callable, Generic, Hashable, NamedTuple, Sequence, TypeVar
 
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.base import Game
@@ -61,7 +60,7 @@ class ProbeAnswers(Generic[P]):
             return unknown_json(game, pos, self.source_of(game))
         if isinstance(step, Exception):
             raise step
-        return self.answer(game, step.result, principal_variations(game, [pos], lookup, [step])[0])
+        return self.answer(game, step, principal_variations(game, [pos], lookup, [step])[0])
 
     def source_of(self, game: Game[P]) -> str:
         """Where ``game``'s values come from ("table" or "search")."""
@@ -106,7 +105,7 @@ class ProbeAnswers(Generic[P]):
             lines = principal_variations(game, [pos for _, pos, _ in known], lookup,
                                          [found for _, _, found in known])
             for (i, _, found), line in zip(known, lines):
-                results[i] = self.answer(game, found.result, line)
+                results[i] = self.answer(game, found, line)
             for (i, pos), missing in zip(items, probed):
                 if isinstance(missing, NotInTable):
                     searched = self.answer_unknown or self.source_of(game) == "search"
@@ -122,23 +121,23 @@ class ProbeAnswers(Generic[P]):
         except NotationError as exc:
             return exc
 
-    def answer(self, game: Game[P], result: ProbeResult[P], pv: list[str]) -> dict:
+    def answer(self, game: Game[P], step: Step, pv: list[str]) -> dict:
         """The probe JSON of one position: see `probe_json`."""
-        return probe_json(game, result, self.source_of(game), pv)
+        return probe_json(game, step, self.source_of(game), pv)
 
 
-def probe_json(game: Game[P], result: ProbeResult[P], source: str, pv: list[str]) -> dict:
+def probe_json(game: Game[P], step: Step, source: str, pv: list[str]) -> dict:
     """The object `probe --json` prints: position, to_move, rules, source, value,
     remoteness (null for a draw), moves best first, pv (move names to the end)."""
     return {
-        "position": result.position,
-        "to_move": result.to_move,
+        "position": step.position,
+        "to_move": step.to_move,
         "rules": game.rules_name,
         "source": source,
-        "value": result.outcome.name,
-        "remoteness": result.outcome.remoteness,
-        "moves": [{"cell": m.cell, "name": m.name, "value": m.outcome.name, "remoteness": m.outcome.remoteness}
-                  for m in result.moves],
+        "value": step.value,
+        "remoteness": step.remoteness,
+        "moves": [{"cell": cell, "name": name, "value": value, "remoteness": remoteness}
+                  for cell, name, value, remoteness in step.moves],
         "pv": pv,
     }
 
@@ -163,46 +162,59 @@ def unknown_json(game: Game[P], pos: P, source: str = "search") -> dict:
 MAX_PV = 1000
 
 
-@dataclass(frozen=True)
-class Step(Generic[P]):
-    """The probe result of a position and where its best move leads (what a principal
-    variation needs of each of its positions): the position after it, that position's
-    canonical key and whether it ends the game. ``after`` is None when there is no move."""
+class Step(NamedTuple):
+    """What a probe found of one position, in plain values only (so that thousands of
+    remembered steps cost the garbage collector nothing): the position's notation, the
+    side to move, its value and remoteness, its moves best first as (cell, name, value,
+    remoteness) for the player making them, and for the best move the canonical key of
+    the position it reaches and whether that ends the game (0 and True without a move)."""
 
-    result: ProbeResult[P]
-    after: P | None
+    position: str
+    to_move: str
+    value: str
+    remoteness: int | None
+    moves: tuple[tuple[int, str, str, int | None], ...]
     after_key: int
     after_over: bool
 
 
+def _step(game: Game[P], pos: P, result: ProbeResult[P]) -> Step:
+    moves = tuple((m.cell, m.name, m.outcome.name, m.outcome.remoteness) for m in result.moves)
+    after_key, after_over = 0, True
+    if moves:
+        after = game.play(pos, moves[0][0])
+        after_key, after_over = game.canonical_key(after), game.terminal_value(after) is not None
+    return Step(result.position, result.to_move, result.outcome.name, result.outcome.remoteness, moves,
+                after_key, after_over)
+
+
 def probe_steps(game: Game[P], positions: Sequence[P], lookup: Lookup,
-                unknown: str = "position not in the table") -> list[Step[P] | Exception]:
+                unknown: str = "position not in the table") -> list[Step | Exception]:
     """`solver.probe.probe_many` of ``positions`` as Steps, with one call of ``lookup``
     for the positions a `MemoLookup` does not remember (those it remembers cost nothing)."""
     memo = lookup if isinstance(lookup, MemoLookup) else None
-    steps: list[Step[P] | Exception | None] = [None] * len(positions)
+    steps: list[Step | Exception | None] = [None] * len(positions)
+    keys = [game.key(pos) for pos in positions] if memo is not None else []
     if memo is not None:
-        steps[:] = memo.steps(positions)
+        steps[:] = memo.steps(keys)
     todo = [i for i, step in enumerate(steps) if step is None]
     if todo:
         probed = probe_many(game, [positions[i] for i in todo], lookup, unknown)
-        made: list[tuple[P, Step[P]]] = []
+        made: list[tuple[int, Step]] = []
         for i, found in zip(todo, probed):
             if isinstance(found, Exception):
                 steps[i] = found
                 continue
-            after = game.play(positions[i], found.moves[0].cell) if found.moves else None
-            step = (Step(found, after, game.canonical_key(after), game.terminal_value(after) is not None)
-                    if after is not None else Step(found, None, 0, True))
-            steps[i] = step
-            made.append((positions[i], step))
+            step = steps[i] = _step(game, positions[i], found)
+            if memo is not None:
+                made.append((keys[i], step))
         if memo is not None:
             memo.remember(made)
     return [step for step in steps if step is not None]
 
 
 def principal_variations(game: Game[P], positions: list[P], lookup: Lookup,
-                         first: Sequence[Step[P]] | None = None) -> list[list[str]]:
+                         first: Sequence[Step] | None = None) -> list[list[str]]:
     """Per position, the best moves to the end of the game under perfect play (the
     first of the best moves, as `probe` orders them, at each ply). A drawn line stops
     when it comes back to a position it has seen; a line the lookup cannot follow
@@ -211,7 +223,7 @@ def principal_variations(game: Game[P], positions: list[P], lookup: Lookup,
     lines: list[list[str]] = [[] for _ in positions]
     seen: list[set[int]] = [{game.canonical_key(pos)} for pos in positions]
     active = [(i, pos) for i, pos in enumerate(positions) if game.terminal_value(pos) is None]
-    known: Sequence[Step[P] | Exception] | None = (
+    known: Sequence[Step | Exception] | None = (
         None if first is None else [first[i] for i, _ in active])
     for _ in range(MAX_PV):
         if not active:
@@ -220,12 +232,13 @@ def principal_variations(game: Game[P], positions: list[P], lookup: Lookup,
         known = None
         going = []
         for (i, pos), step in zip(active, probed):
-            if isinstance(step, Exception) or step.after is None:  # not in the table, or damaged
+            if isinstance(step, Exception) or not step.moves:  # not in the table, or damaged
                 continue
-            lines[i].append(step.result.moves[0].name)
+            cell, name = step.moves[0][:2]
+            lines[i].append(name)
             if not step.after_over and step.after_key not in seen[i]:
                 seen[i].add(step.after_key)
-                going.append((i, step.after))
+                going.append((i, game.play(pos, cell)))
         active = going
     return lines
 
@@ -266,10 +279,13 @@ class _Memo(Generic[K, V]):
         return len(self._entries)
 
 
-#: Outcomes of canonical keys and steps of positions read from complete tables, shared by
-#: every lookup of the process (the web explorer's threads); about 200 and 2,000 bytes an entry.
+#: Outcomes of canonical keys and steps of positions (by `Game.key`) read from complete
+#: tables, shared by every lookup of the process (the web explorer's threads); about 150
+#: and 1,500 bytes an entry. Keys and steps are tuples of plain values and the outcomes
+#: are shared (`_OUTCOME`), so the garbage collector has nothing to traverse in them.
 OUTCOMES: _Memo[tuple[int, int], Outcome] = _Memo(200_000)
-STEPS: _Memo[tuple[int, Any], Any] = _Memo(20_000)
+STEPS: _Memo[tuple[int, int], tuple[Any, ...]] = _Memo(20_000)
+_OUTCOME: dict[Outcome, Outcome] = {}
 _TABLES: dict[tuple[Any, ...], int] = {}
 _TABLES_LOCK = threading.Lock()
 
@@ -312,16 +328,18 @@ class MemoLookup:
             read = self.lookup([keys[i] for i in missing])
             for i, outcome in zip(missing, read):
                 found[i] = outcome
-            OUTCOMES.put_many([((token, keys[i]), outcome) for i, outcome in zip(missing, read)
-                               if isinstance(outcome, Outcome)])
+            OUTCOMES.put_many([((token, keys[i]), _OUTCOME.setdefault(outcome, outcome))
+                               for i, outcome in zip(missing, read) if isinstance(outcome, Outcome)])
         return found
 
-    def steps(self, positions: Sequence[Any]) -> list[Any]:
-        """The remembered `Step` of each position (None where there is none)."""
-        return STEPS.get_many([(self.token, pos) for pos in positions])
+    def steps(self, keys: Sequence[int]) -> list[Step | None]:
+        """The remembered `Step` of each position, by its `Game.key` (None where there is none)."""
+        return [None if found is None else Step._make(found)
+                for found in STEPS.get_many([(self.token, key) for key in keys])]
 
-    def remember(self, steps: Sequence[tuple[Any, Any]]) -> None:
-        STEPS.put_many([((self.token, pos), step) for pos, step in steps])
+    def remember(self, steps: Sequence[tuple[int, Step]]) -> None:
+        # kept as plain tuples: the collector stops tracking those holding plain values only
+        STEPS.put_many([((self.token, key), tuple(step)) for key, step in steps])
 
 
 class Lookups:

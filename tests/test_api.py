@@ -19,8 +19,8 @@ START = "............/......../...."
 MIDGAME = "RBBRBR.BR.../......../...."
 
 
-def test_probe_the_start_and_walk_the_pv(sparro_db: Path) -> None:
-    with tablebase.open(sparro_db) as tb:
+def test_probe_the_start_and_walk_the_pv(sparro_standard_db: Path) -> None:
+    with tablebase.open(sparro_standard_db) as tb:
         p = tb.probe("sparro", START)
     assert (p.value, p.to_move, p.source, p.rules) == ("win", "R", "table", "standard")
     assert isinstance(p.remoteness, int) and p.remoteness > 0
@@ -35,8 +35,8 @@ def test_probe_the_start_and_walk_the_pv(sparro_db: Path) -> None:
     assert result is not None and result.winner == "R"
 
 
-def test_pv_follows_the_best_move_at_every_ply(sparro_db: Path) -> None:
-    with tablebase.open(sparro_db) as tb:
+def test_pv_follows_the_best_move_at_every_ply(sparro_standard_db: Path) -> None:
+    with tablebase.open(sparro_standard_db) as tb:
         p = tb.probe("sparro", MIDGAME)
         position = p.position
         for ply, name in enumerate(p.pv):
@@ -46,25 +46,25 @@ def test_pv_follows_the_best_move_at_every_ply(sparro_db: Path) -> None:
             position = position.play(name)
 
 
-def test_to_dict_is_what_probe_json_prints(sparro_db: Path) -> None:
-    with tablebase.open(sparro_db) as tb:
+def test_to_dict_is_what_probe_json_prints(sparro_standard_db: Path) -> None:
+    with tablebase.open(sparro_standard_db) as tb:
         expected = tb.probe("sparro", MIDGAME).to_dict()
-    result = CliRunner().invoke(main, ["probe", "sparro", MIDGAME, "--db", str(sparro_db), "--json"])
+    result = CliRunner().invoke(main, ["probe", "sparro", MIDGAME, "--db", str(sparro_standard_db), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == expected
 
 
-def test_search_agrees_with_the_table(sparro_db: Path) -> None:
+def test_search_agrees_with_the_table(sparro_standard_db: Path) -> None:
     deep = "RBBRBRRBRB../......../...."
-    with tablebase.open(sparro_db) as tb:
+    with tablebase.open(sparro_standard_db) as tb:
         table = tb.probe("sparro", deep)
         search = tb.probe("sparro", deep, search=True)
     assert search.source == "search"
     assert (search.value, search.remoteness, search.moves) == (table.value, table.remoteness, table.moves)
 
 
-def test_search_out_of_budget_is_unknown(sparro_db: Path) -> None:
-    with tablebase.open(sparro_db) as tb:
+def test_search_out_of_budget_is_unknown(sparro_standard_db: Path) -> None:
+    with tablebase.open(sparro_standard_db) as tb:
         p = tb.probe("sparro", START, search=True, budget=10)
     assert (p.value, p.remoteness, p.pv) == ("unknown", None, [])
     assert {m.value for m in p.moves} == {"unknown"}
@@ -77,8 +77,8 @@ def test_tables_lists_what_the_file_holds(sparro_db: Path) -> None:
     assert all(t.game == "sparro" and t.status == "complete" and t.positions > 0 and t.bytes > 0 for t in tables)
 
 
-def test_positions_draw_themselves(sparro_db: Path) -> None:
-    with tablebase.open(sparro_db) as tb:
+def test_positions_draw_themselves(sparro_standard_db: Path) -> None:
+    with tablebase.open(sparro_standard_db) as tb:
         p = tb.probe("sparro", MIDGAME)
         pos = tb.position("smallholder", board="hex3")
     assert p._repr_svg_().startswith("<svg") and p.position._repr_svg_().startswith("<svg")
@@ -96,12 +96,12 @@ def test_solve_with_a_progress_callback(tmp_path: Path) -> None:
     assert p.remoteness == info.summary["start_remoteness"]
 
 
-def test_errors_are_the_service_classes(sparro_db: Path, tmp_path: Path) -> None:
+def test_errors_are_the_service_classes(sparro_standard_db: Path, tmp_path: Path) -> None:
     with pytest.raises(StoreError):
         tablebase.open(tmp_path / "missing.sqlite")
     with pytest.raises(ServiceError):
-        tablebase.open(sparro_db, mode="x")  # type: ignore[arg-type]
-    with tablebase.open(sparro_db) as tb:
+        tablebase.open(sparro_standard_db, mode="x")  # type: ignore[arg-type]
+    with tablebase.open(sparro_standard_db) as tb:
         with pytest.raises(NotationError):
             tb.probe("sparro", "RRRR")
         with pytest.raises(NotationError):

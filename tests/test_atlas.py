@@ -33,7 +33,7 @@ from tablebase.solver.smallholder_kernels import UNDECIDED, longest_lines_forwar
 from tablebase.solver.smallholder_solve import solve_ruleset
 
 BOARD = "limping2"
-#: Every named ruleset and a spread of the other combinations (all 120: the slow test).
+#: Every named ruleset and a spread of the other combinations (all 120: the exhaustive test).
 QUICK = list(RULESETS.values()) + all_rules()[1::17]
 
 
@@ -117,12 +117,13 @@ def assert_row_matches(rules: Rules) -> None:
             assert row[key] == expected[key], key
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", QUICK, ids=lambda r: r.name)
 def test_atlas_row_matches_the_reference_solve(rules: Rules) -> None:
     assert_row_matches(rules)
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
 def test_every_combination_matches_the_reference_solve(rules: Rules) -> None:
     assert_row_matches(rules)
@@ -225,6 +226,7 @@ def sparro_tiers() -> dict[str, dict[int, SolvedTier]]:
     return solved
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["standard", NO_COMPENSATION])
 def test_sparro_row_against_the_rules_engine(variant: str, sparro_tiers) -> None:
     tiers = sparro_tiers[variant]
@@ -280,6 +282,7 @@ def _table_lookup(rules: Rules):  # type: ignore[no-untyped-def]
     return lookup
 
 
+@pytest.mark.slow
 def test_compare_marks_exactly_the_moves_whose_values_differ() -> None:
     combos = [RULESETS["nibbler"], RULESETS["gaps-original"], RULESETS["hull-setbacks"]]
     answers = []

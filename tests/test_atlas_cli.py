@@ -79,6 +79,7 @@ def test_markdown_and_pictures(atlas_db: Path, tmp_path: Path) -> None:
     assert (svg.parent / "atlas-lengths.svg").read_text().startswith("<svg")
 
 
+@pytest.mark.slow
 def test_stored_only_lists_what_is_missing(tmp_path: Path) -> None:
     path = tmp_path / "partial.sqlite"
     with TablebaseStore(path, create=True) as store:
@@ -103,6 +104,7 @@ def _stored_rows(path: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_a_killed_sweep_continues_with_the_combinations_not_stored(tmp_path: Path) -> None:
     path = tmp_path / "killed.sqlite"
     code = "import sys; from tablebase.cli.main import main; sys.exit(main())"
@@ -212,6 +214,7 @@ def sparro_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_no_compensation_is_solved_and_probed_like_the_others(sparro_db: Path) -> None:
     # a position one marble short of a full board, whose last move makes no line
     tiers: dict[int, object] = {}

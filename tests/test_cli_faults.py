@@ -29,14 +29,9 @@ def run(*args: str, input: str | None = None) -> Result:
 
 
 @pytest.fixture(scope="module")
-def standard_db(sparro_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def standard_db(sparro_standard_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("faults") / "standard.sqlite"
-    shutil.copy(sparro_db, path)
-    with TablebaseStore(path) as store:
-        for table in store.tables():
-            if table.rules != "standard":
-                store.delete_table(table.game, table.rules)
-        store.db.execute("VACUUM")
+    shutil.copy(sparro_standard_db, path)
     return path
 
 
@@ -129,6 +124,7 @@ def test_the_search_budget_bounds_a_whole_probe(monkeypatch: pytest.MonkeyPatch)
     assert calls <= 3000 + 1  # the node that finds the budget spent
 
 
+@pytest.mark.slow
 def test_long_checks_report_progress(standard_db: Path) -> None:
     events = []
     with TablebaseStore(standard_db, readonly=True) as store:

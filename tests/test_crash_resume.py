@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from tablebase.cli.main import main
@@ -48,6 +49,7 @@ def assert_whole_tiers(db: Path) -> None:
                 store.read_tier(table.id, tier, table.payload_dtype)  # raises if not as written
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_then_resume(sparro_db: Path, tmp_path: Path) -> None:
     clean = checksum(sparro_db)
     db = tmp_path / "killed.sqlite"
@@ -75,6 +77,7 @@ def wait_for_lock(db: Path, pid: int, timeout: float = 30) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_second_solve_is_refused_until_the_first_is_gone(tmp_path: Path) -> None:
     db = tmp_path / "busy.sqlite"
     first = subprocess.Popen(solve_command(db), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -97,6 +100,7 @@ def probe_start(db: Path, variant: str) -> tuple[int, str]:
     return result.exit_code, result.stdout if result.exit_code == 0 else result.stderr
 
 
+@pytest.mark.slow
 def test_probes_during_a_solve_see_complete_tables_only(sparro_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "shared.sqlite"
     shutil.copy(sparro_db, db)
@@ -119,6 +123,7 @@ def test_probes_during_a_solve_see_complete_tables_only(sparro_db: Path, tmp_pat
     assert probe_start(db, "standard") == expected["standard"]
 
 
+@pytest.mark.slow
 def test_full_disk_is_a_clean_error_and_keeps_the_tables(sparro_db: Path, tmp_path: Path) -> None:
     """RLIMIT_FSIZE stands in for a full disk: writes past it fail with EFBIG (Python
     ignores SIGXFSZ), as they would with ENOSPC, without root or a special filesystem.
@@ -149,6 +154,7 @@ def test_full_disk_is_a_clean_error_and_keeps_the_tables(sparro_db: Path, tmp_pa
     assert checksum(db) == checksum(sparro_db)
 
 
+@pytest.mark.slow
 def test_killed_puzzle_generation_keeps_the_puzzles_found(sparro_db: Path, tmp_path: Path) -> None:
     """Puzzles are committed as they are proved: those printed before a SIGKILL are stored,
     and a rerun with the same seed skips them."""

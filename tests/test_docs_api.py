@@ -15,10 +15,10 @@ def python_blocks(text: str) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
 
 
-def test_the_api_tour_runs(sparro_db: Path, tmp_path: Path) -> None:
+def test_the_api_tour_runs(sparro_standard_db: Path, tmp_path: Path) -> None:
     blocks = python_blocks((ROOT / "docs" / "api.md").read_text(encoding="utf-8"))
     assert len(blocks) >= 8
-    shutil.copy(sparro_db, tmp_path / "tablebase.sqlite")
+    shutil.copy(sparro_standard_db, tmp_path / "tablebase.sqlite")
     here = os.getcwd()
     os.chdir(tmp_path)
     try:
@@ -30,10 +30,10 @@ def test_the_api_tour_runs(sparro_db: Path, tmp_path: Path) -> None:
     assert (tmp_path / "custom.sqlite").exists()  # the solve block wrote its own file
 
 
-def test_the_readme_api_lines_run(sparro_db: Path, tmp_path: Path) -> None:
+def test_the_readme_api_lines_run(sparro_standard_db: Path, tmp_path: Path) -> None:
     blocks = python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
     assert blocks
-    shutil.copy(sparro_db, tmp_path / "tablebase.sqlite")
+    shutil.copy(sparro_standard_db, tmp_path / "tablebase.sqlite")
     here = os.getcwd()
     os.chdir(tmp_path)
     try:

@@ -156,6 +156,7 @@ def _start_by_search(ruleset: str) -> Outcome:
     return outcome
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset, verdict", [("nibbler", HOLDS), ("stymie", FAILS)])
 def test_first_player_verdict_follows_the_search(smallholder_tables, ruleset: str, verdict: str) -> None:
     """On limping2 Black wins nibbler and loses stymie: the same claim, opposite verdicts,
@@ -193,6 +194,7 @@ def test_first_moves_cover_every_cell_once_by_symmetry_class(smallholder_tables,
     assert claim.evidence["first_moves_winning_for_black"] == winning
 
 
+@pytest.mark.slow
 def test_ruleset_comparison_cross_checked_with_the_rules_engine(smallholder_tables) -> None:
     """Every figure of a row recomputed position by position with the per-position engine
     (stymie: groupwise capture with re-entry, the rules furthest from the default)."""

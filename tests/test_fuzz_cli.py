@@ -297,6 +297,7 @@ def test_moves_smallholder(text: str) -> None:
     expect(result, lambda: smallholder_oracle(text))
 
 
+@pytest.mark.slow
 @fuzz
 @given(SMALLHOLDER_TEXT.filter(lambda t: t != "-"), st.sampled_from(list(RULESETS)))
 def test_probe_smallholder(sparro_db: Path, text: str, ruleset: str) -> None:
@@ -315,6 +316,7 @@ def test_probe_smallholder(sparro_db: Path, text: str, ruleset: str) -> None:
         assert answer["source"] == "search" and answer["value"] in ("win", "loss", "draw", "unknown")
 
 
+@pytest.mark.slow
 @fuzz
 @given(SMALLHOLDER_TEXT.filter(lambda t: t != "-"))
 def test_probe_smallholder_search(text: str) -> None:
@@ -438,6 +440,7 @@ def test_solve_into_hostile_paths(hostile_folder: Path, path: str, message: str)
     assert (hostile_folder / "junk.sqlite").read_bytes() == b"not a database\n" * 100
 
 
+@pytest.mark.slow
 def test_raw_bytes_through_a_real_process(sparro_db: Path) -> None:
     """What CliRunner cannot send: undecodable bytes in argv and on stdin."""
     command = [sys.executable, "-c", "from tablebase.cli.main import main; main()"]

@@ -123,6 +123,7 @@ def test_the_pristine_file_answers_everything(pristine: Path) -> None:
     assert lookup_everything(pristine) == (False, [])
 
 
+@pytest.mark.slow
 def test_every_stored_column_changed_is_reported_never_answered_wrong(pristine: Path, tmp_path: Path) -> None:
     cells = stored_cells(pristine)
     assert {(t, c) for t, c, _, _ in cells} >= {("blocks", "first_key"), ("blocks", "keys"), ("blocks", "payload"),

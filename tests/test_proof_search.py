@@ -74,32 +74,34 @@ def solve_both(game: Smallholder, root: Position, executor, slots, budget: int) 
     assert all(state != "open" for state in result.goals[0].first_moves.values())
 
 
-@pytest.mark.parametrize("ruleset", ["nibbler", pytest.param("stymie", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", ["nibbler", pytest.param("stymie", marks=pytest.mark.exhaustive)])
 def test_limping2_on_a_local_cluster_matches_the_tables(cluster, ruleset):
     game = Smallholder("limping2", ruleset)
     solve_both(game, game.start(), *cluster, budget=2_000)
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("ruleset", [r for r in RULESETS if r not in ("nibbler", "stymie")])
 def test_limping2_other_rulesets_on_a_local_cluster(cluster, ruleset):
     game = Smallholder("limping2", ruleset)
     solve_both(game, game.start(), *cluster, budget=2_000)
 
 
+@pytest.mark.slow
 def test_hex3_subproblem_on_a_local_cluster_matches_the_table(cluster):
     game = Smallholder("hex3", "nibbler")
     solve_both(game, play(game, "c3 c4 c5 c2 c1 d1 b4 a1"), *cluster, budget=20_000)
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("ruleset", ["hull-setbacks", "gaps-original"])
 def test_hex3_deeper_subproblems_on_a_local_cluster(cluster, ruleset):
     game = Smallholder("hex3", ruleset)
     solve_both(game, play(game, "c3 c4 c5 c2 c1 d1"), *cluster, budget=50_000)
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 def test_in_process_and_cluster_prove_the_same_value(cluster):
     game = Smallholder("limping2", "hull-setbacks")
     inline = weak_solve(game, game.start(), InlineExecutor(), 1, SearchSettings(node_budget=500))
@@ -107,6 +109,7 @@ def test_in_process_and_cluster_prove_the_same_value(cluster):
     assert inline.value == spread.value == WIN
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset", ["nibbler", "gaps-original"])
 def test_the_compiled_exact_leaf_solver_gives_the_same_answers(ruleset):
     game = Smallholder("limping2", ruleset)
@@ -167,6 +170,7 @@ def limping2_proof(tmp_path_factory) -> list[str]:
     return export(db, game, game.start(), "B")
 
 
+@pytest.mark.slow
 def test_export_then_check_round_trip(limping2_proof):
     assert limping2_proof[-1].count("\t") == 4
     report = check_proof(limping2_proof)
@@ -176,6 +180,7 @@ def test_export_then_check_round_trip(limping2_proof):
     assert report.depth == 11  # the strong table's remoteness of the start: the proof is as short
 
 
+@pytest.mark.slow
 def test_check_re_proves_leaves_too_big_to_re_solve(limping2_proof):
     report = check_proof(limping2_proof, check_budget=50)
     assert report.reproved_leaves > 0
@@ -270,7 +275,7 @@ def _settled_rows(db: Path) -> int:
         return 0
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 def test_a_killed_run_resumes_and_ends_with_the_same_proof(tmp_path):
     game = Smallholder("limping2", "nibbler")
     budget = 200
@@ -308,7 +313,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 def test_through_a_dask_scheduler_and_two_dask_workers(tmp_path):
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -362,6 +367,7 @@ def cli(*args: str):  # noqa: ANN201 (click's Result)
     return CliRunner().invoke(main, list(args))
 
 
+@pytest.mark.slow
 def test_weak_solve_export_and_check_commands(tmp_path):
     db = str(tmp_path / "tb.sqlite")
     solved = cli("solve", "smallholder", "--board", "limping2", "--ruleset", "stymie", "--weak", "--first-moves",

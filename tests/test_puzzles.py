@@ -101,6 +101,7 @@ def test_every_committed_puzzle_is_unique_against_every_defence(sparro_db: Path)
             verify_row(game, table_lookup(store, store.table("sparro", row["rules"])), row)
 
 
+@pytest.mark.slow
 def test_committed_smallholder_puzzles(tmp_path: Path) -> None:
     """limping2 puzzles against its tables (solved here in seconds); hex3 puzzles against
     an exact search of everything reachable from the puzzle (the tables of hex3 take
@@ -125,6 +126,7 @@ def puzzle_db(sparro_db: Path, tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_generated_puzzles_verify_independently(sparro_db: Path) -> None:
     with TablebaseStore(sparro_db) as store:
         for variant in ("standard", "extended"):

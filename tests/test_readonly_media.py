@@ -125,6 +125,7 @@ def test_store_reads_on_a_readonly_mount(tmp_path: Path, left_in: str) -> None:
         assert "read-only file system" in answers[f"write {readonly}"], answers
 
 
+@pytest.mark.slow
 @needs_mounts
 def test_commands_on_a_readonly_mount(sparro_db: Path, tmp_path: Path) -> None:
     """check and probe answer; solve says why it cannot write."""

@@ -4,7 +4,7 @@
 and canonical forms, on random playouts and arbitrary boards.
 
 The default run takes the five named rulesets and a spread of the 120 combinations on
-every board the compiled rules take; the slow sweep takes all 120 on every board.
+every board the compiled rules take; the exhaustive sweep (--exhaustive) takes all 120 on every board.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def test_moves_agree_with_the_engine(board: str, rules: Rules) -> None:
     check_rules(board, rules, games=2, arbitrary=10)
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
 def test_moves_agree_with_the_engine_everywhere(board: str, rules: Rules) -> None:

@@ -1,5 +1,5 @@
 """The exact search (solver/smallholder_exact.py) against independent methods: the
-retrograde tables (limping2 in the quick set, hex3 in the slow one) and the subgraph
+retrograde tables (limping2 in the quick set, hex3 in the exhaustive one) and the subgraph
 method (`ArrayLocalSearch`, exploration + counting retrograde) on hex3 and hex4 endgames,
 cyclic rulesets and draws included; and its budgets answer "unknown", never a guess."""
 
@@ -68,6 +68,7 @@ def test_agrees_with_limping2_tables(rules: Rules) -> None:
     check_against(game, positions + [game.start()], lambda p: table_outcome(game, solved, p))
 
 
+@pytest.mark.slow
 def test_cyclic_hex3_table_draws() -> None:
     """A hull + piecewise combination that cycles on hex3: positions the tables call
     draws (sampled from the table) and random ones, against the tables."""
@@ -93,6 +94,7 @@ def subgraph_reference(game: Smallholder):  # type: ignore[no-untyped-def]
     return outcome
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", list(RULESETS.values()) + CYCLIC[::4], ids=lambda r: r.name)
 def test_agrees_with_subgraph_on_hex3(rules: Rules) -> None:
     game = Smallholder("hex3", rules)
@@ -101,6 +103,7 @@ def test_agrees_with_subgraph_on_hex3(rules: Rules) -> None:
     check_against(game, positions, subgraph_reference(game))
 
 
+@pytest.mark.slow
 def test_hex4_cycle_and_endgames() -> None:
     """The hex4 nibbler position with an 8-ply cycle, and positions from random games
     with up to 11 empty cells, against the subgraph method."""
@@ -125,7 +128,7 @@ def test_budgets_answer_unknown() -> None:
     assert answer.outcome is None and answer.moves is None and not answer.exact
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("name", RULESETS)
 def test_agrees_with_hex3_tables(name: str) -> None:
     """Random hex3 positions, early ones included, against the full tables."""
@@ -138,7 +141,7 @@ def test_agrees_with_hex3_tables(name: str) -> None:
     check_against(game, positions, lambda p: table_outcome(game, solved, p))
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 def test_agrees_with_hex3_cyclic_tables() -> None:
     draws = 0
     for rules in CYCLIC[::5]:

@@ -82,6 +82,7 @@ def positions(draw: st.DrawFn) -> tuple[str, Position]:
     return name, Position(black, white, draw(st.sampled_from([BLACK, WHITE])))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(positions())
 def test_notation_round_trip(case: tuple[str, Position]) -> None:

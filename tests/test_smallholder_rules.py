@@ -326,6 +326,7 @@ def _playout_positions(game: Smallholder, rng: random.Random, limit: int) -> lis
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", ["limping2", "limping3", "hex3", "hex4"])
 @pytest.mark.parametrize("ruleset", list(RULESETS))
 def test_symmetry_and_colour_invariance(board: str, ruleset: str) -> None:
@@ -357,7 +358,8 @@ def _options(rules: Rules) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("board", list(PLAYOUTS))
-@pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec.replace(",", ";"))
+@pytest.mark.parametrize("rules", [pytest.param(r, marks=[] if r.name in RULESETS else [pytest.mark.slow])
+                                   for r in all_rules()], ids=lambda r: r.spec.replace(",", ";"))  # named: quick
 def test_engine_agrees_with_naive_implementation(board: str, rules: Rules) -> None:
     game = Smallholder(board, rules)
     naive_board = NaiveBoard(list(BOARD_ROWS[board]))

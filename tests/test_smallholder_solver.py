@@ -78,6 +78,7 @@ def test_every_value_follows_from_its_moves(rules: Rules) -> None:
     assert not np.any(draws & ~any_draw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", SAMPLED, ids=lambda r: r.name)
 def test_search_agrees_with_the_table(rules: Rules) -> None:
     table = solved(rules)
@@ -281,12 +282,13 @@ def check_against_reference(board: str, rules: Rules) -> None:
     assert (table.moves, table.cyclic) == (moves, cyclic)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [RULESETS["nibbler"], RULESETS["stymie"]], ids=lambda r: r.name)
 def test_tables_equal_the_reference_solve(rules: Rules) -> None:
     check_against_reference(BOARD, rules)
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
 def test_tables_equal_the_reference_solve_for_every_combination(rules: Rules) -> None:
     check_against_reference(BOARD, rules)

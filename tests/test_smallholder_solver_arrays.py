@@ -43,6 +43,7 @@ def check_against_engine(game: Smallholder, positions: list[Position]) -> None:
         assert legal[i] == sum(1 << m for m in game.legal_moves(pos))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
 def test_children_and_terminals_agree_with_the_engine(board: str, rules: Rules) -> None:

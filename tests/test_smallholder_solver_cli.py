@@ -117,6 +117,7 @@ def test_probe_batch(db: Path) -> None:
     assert "error" in lines[1] and lines[1]["position"] == "not a position"
 
 
+@pytest.mark.slow
 def test_probe_without_a_table_searches(db: Path) -> None:
     """Rules the file does not hold (an unsolved combination, any hex4 ruleset) are
     answered by the exact search, which says so; past --time the answer is unknown."""

@@ -5,6 +5,7 @@ one line, exit with status 1 and write nothing; --solve lets them go ahead."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from click.testing import CliRunner
 
 from tablebase.cli.main import main
 from tablebase.db.store import TablebaseStore
-from tablebase.service.sparro import DESCRIPTION as SPARRO, solve_into
+from tablebase.service.sparro import DESCRIPTION as SPARRO
 from tablebase.service.tables import _duration
 from tablebase.service.verify import tables_needed
 
@@ -32,11 +33,10 @@ def refusal(*args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def standard_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A file holding the standard Sparro table only (a few seconds)."""
+def standard_db(sparro_standard_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file holding the standard Sparro table only (a copy: puzzles are written to it)."""
     path = tmp_path_factory.mktemp("gate") / "standard.sqlite"
-    with TablebaseStore(path, create=True) as store:
-        solve_into(store, "standard")
+    shutil.copy(sparro_standard_db, path)
     return path
 
 
@@ -81,6 +81,7 @@ def test_with_the_table_stored_no_solve_flag_is_needed(standard_db: Path) -> Non
     assert made.stdout.startswith("#")
 
 
+@pytest.mark.slow
 def test_solve_goes_ahead(tmp_path: Path) -> None:
     db = tmp_path / "fresh.sqlite"
     made = run("puzzles", "generate", "sparro", "--count", "1", "--seed", "2", "--db", str(db), "--solve", "-s")

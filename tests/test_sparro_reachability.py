@@ -67,25 +67,27 @@ def check_tiers(variant: str, enumerated_per_tier: int, random_per_tier: int, se
     return counts
 
 
+@pytest.mark.slow
 def test_standard_accepted_is_enumerated() -> None:
     counts = check_tiers("standard", 10, 20, seed=1)
     assert counts["random refused"] > 40 and counts["random accepted"] > 100, counts
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 def test_standard_accepted_is_enumerated_more() -> None:
     counts = check_tiers("standard", 40, 100, seed=4)
     assert counts["random refused"] > 200 and counts["random accepted"] > 400, counts
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("variant", ["extended", "extended-unrestricted"])
 def test_extended_accepted_is_enumerated(variant: str) -> None:
     counts = check_tiers(variant, 30, 60, seed=2)
     assert counts["random refused"] > 50 and counts["random accepted"] > 100, counts
 
 
-@pytest.mark.parametrize("variant", [pytest.param(v, marks=[pytest.mark.slow] if v != "standard" else [])
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", [pytest.param(v, marks=[pytest.mark.exhaustive] if v != "standard" else [])
                                      for v in VARIANTS])
 def test_agrees_with_the_naive_retraction_search(variant: str) -> None:
     game = Sparro(variant)

@@ -99,6 +99,7 @@ def test_perft_engine(variant: str, depth: int) -> None:
     assert engine_perft(GAMES[variant], depth) == PERFT[variant][depth]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
 def test_perft_naive(variant: str, depth: int) -> None:
@@ -107,6 +108,7 @@ def test_perft_naive(variant: str, depth: int) -> None:
 
 # -- random playouts against the naive engine ---------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_random_playouts_match_naive(variant: str) -> None:
     game, ref = GAMES[variant], naive.NaiveSparro(variant)

@@ -22,6 +22,7 @@ from tablebase.solver.probe import Outcome
 DEEPEST = 10
 
 
+@pytest.mark.slow
 def test_tiers_0_to_10_by_a_second_retrograde(sparro_db: Path) -> None:
     game = Sparro("standard")
     with TablebaseStore(sparro_db, readonly=True) as store:

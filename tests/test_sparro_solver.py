@@ -101,6 +101,7 @@ def test_mirror_strategy_wins_extended_unrestricted() -> None:
     assert len(seen) > 1000
 
 
+@pytest.mark.slow
 def test_stored_tiers_round_trip(tmp_path: Path) -> None:
     with TablebaseStore(tmp_path / "t.sqlite", create=True) as store:
         info = solve_into(store, "standard", progress=False)
@@ -117,6 +118,7 @@ class Interrupted(Exception):
     pass
 
 
+@pytest.mark.slow
 def test_interrupted_solve_resumes_to_the_same_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with TablebaseStore(tmp_path / "clean.sqlite", create=True) as store:
         clean = solve_into(store, "standard", progress=False)

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mypy import api
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("games", "solver", "db", "service", "render", "cli")
 
 
+@pytest.mark.slow
 def test_every_package_is_mypy_clean(tmp_path: Path, monkeypatch) -> None:
     package = tmp_path / "tablebase"
     package.mkdir()

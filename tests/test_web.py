@@ -209,6 +209,7 @@ def poll_job(client: Any, job: str, timeout: float = 120.0) -> dict[str, Any]:
     raise AssertionError(f"search job {job} still running after {timeout} s")
 
 
+@pytest.mark.slow
 def test_background_search_answers_as_probe_search(client: Any, web_db: Path) -> None:
     started = client.post("/api/search", params={"game": "smallholder", "position": HEX4_POSITION})
     assert started.status_code == 200 and started.json()["status"] == "searching"
@@ -258,6 +259,7 @@ def server(web_db: Path) -> Iterator[str]:
     thread.join(10)
 
 
+@pytest.mark.slow
 def test_many_readers_while_a_solve_writes(server: str, web_db: Path) -> None:
     """Eight clients probe at once while `solve` writes another table into the same file."""
     expected = {p: cli_json("probe", "sparro", p, "--json", "--db", str(web_db)) for p in SPARRO_POSITIONS}

@@ -40,9 +40,10 @@ import numpy as np
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder.board import Board, get_board
 from tablebase.games.smallholder.options import RULESETS, Rules
+from tablebase.solver.keys import stone_counts
 from tablebase.solver.probe import VALUE_NAMES, Outcome, ProbeResult, outcome_of
 from tablebase.solver.smallholder_solve import (
-    RULES_VERSION, SOLVER_VERSION, enumerate_graph, retrograde, stone_counts)
+    RULES_VERSION, SOLVER_VERSION, enumerate_graph, retrograde)
 from tablebase.solver.sparro_arrays import SparroArrays, canonical as sparro_canonical
 from tablebase.solver.tiered import TIERS, SolvedTier
 

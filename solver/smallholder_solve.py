@@ -29,7 +29,6 @@ import numpy as np
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder.board import Board, get_board
 from tablebase.games.smallholder.options import Rules, parse_rules
-from tablebase.solver.keys import stone_counts
 from tablebase.solver.payload import PAYLOAD_DTYPES, layout
 from tablebase.solver.probe import Outcome, outcome_of
 from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS
@@ -187,6 +186,3 @@ def retrograde(offsets: np.ndarray, children: np.ndarray, board_name: str, progr
         if progress:
             progress("solve", level, count)
     return state
-
-
-__all__ = ["SolvedRuleset", "enumerate_graph", "retrograde", "solve_ruleset", "stone_counts"]

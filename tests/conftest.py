@@ -27,7 +27,7 @@ EXPENSIVE_FIXTURES = ("sparro_db", "browser", "page", "server", "web_db", "clust
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--exhaustive", action="store_true",
-                     help="also run the exhaustive sweeps (tests marked exhaustive; hours on 2 cores)")
+                     help="also run the exhaustive sweeps (the tests marked exhaustive; far longer than the full run)")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m selects by markers

@@ -220,6 +220,10 @@ def principal_variations(game: Game[P], positions: list[P], lookup: Lookup,
     when it comes back to a position it has seen; a line the lookup cannot follow
     stops where it cannot. All lines advance together, one lookup per ply; ``first``
     are the positions' own steps when the caller has them already."""
+    line_of = getattr(lookup, "line", None)
+    if line_of is not None:
+        # a search that finds the line itself, cheaper than probing every move of every ply
+        return [[game.move_name(cell) for cell in line_of(pos)] for pos in positions]
     lines: list[list[str]] = [[] for _ in positions]
     seen: list[set[int]] = [{game.canonical_key(pos)} for pos in positions]
     active = [(i, pos) for i, pos in enumerate(positions) if game.terminal_value(pos) is None]

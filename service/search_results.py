@@ -153,6 +153,7 @@ def persistent_lookup(store: TablebaseStore, search: ExactSearch, budget: Budget
                        f"{saved.rows:,} search results stored ({saved.bytes:,} bytes)")
         return answers
 
+    lookup.line = inner.line  # type: ignore[attr-defined]  # the search's own principal variation
     return lookup  # type: ignore[return-value]
 
 

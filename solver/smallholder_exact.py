@@ -92,6 +92,16 @@ def outcome_of_score(score: int) -> Outcome:
     return Outcome(DRAW, None)
 
 
+def child_score(score: int) -> int:
+    """The score a best move's position has when its parent scores ``score`` (the
+    inverse of seeing a child's score from its parent: a win in r comes from a loss in r-1)."""
+    if score > 0:
+        return -(score + 1)
+    if score < 0:
+        return 1 - score
+    return 0
+
+
 def score_of_outcome(outcome: Outcome) -> int:
     if outcome.value == WIN:
         return kernel.WIN_SCORE - (outcome.remoteness or 0)
@@ -230,6 +240,47 @@ class ExactSearch:
 
     # -- proved results in and out (a persistent table: service/search_results.py) ------
 
+    def principal_variation(self, pos: Position, budget: Budget = Budget(), limit: int = 400) -> list[int]:
+        """The cells of the principal variation from ``pos``: at each ply the lowest-numbered
+        move among the best ones (the first move of `analyse`'s order and of the tables'
+        probes). Each step needs one null-window test per move tried, not every move's
+        exact score: a move is best exactly when its score is no better for the opponent
+        than the position's own score allows. A drawn line stops when it comes back to a
+        position it has seen; past the budget the line stops where it got to."""
+        self._start(budget, None)
+        game = self.game
+        line: list[int] = []
+        score = self.score(pos)
+        seen = {self.canonical_pair(pos)}
+        while score is not None and len(line) < limit:
+            children = sorted(game.children(pos), key=lambda mc: mc[0].cell)
+            if not children:
+                break
+            target = child_score(score)  # the score of a best move's position
+            chosen = None
+            for move, child in children:
+                if not game.moves(child):
+                    if target == -kernel.WIN_SCORE:
+                        chosen = (move, child)
+                        break
+                    continue
+                m, w = self.canonical_pair(child)
+                g = self._window(m, w, target, target + 1)  # does the child score at most target?
+                if g is None:
+                    return line
+                if g <= target:
+                    chosen = (move, child)
+                    break
+            if chosen is None:  # cannot happen for an exact score; stop rather than guess
+                break
+            line.append(chosen[0].cell)
+            pos, score = chosen[1], target
+            pair = self.canonical_pair(pos)
+            if not game.moves(pos) or pair in seen:
+                break
+            seen.add(pair)
+        return line
+
     def proved(self, min_work: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The exact entries of the table (lo == hi: path-independent results) whose
         work estimate (log2 of the positions their proof searched) is at least
@@ -258,15 +309,21 @@ class ExactSearch:
         return Position(mover, waiter, BLACK)
 
 
-def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None = None
-                  ) -> Callable[[Sequence[int]], list[Outcome | None]]:
-    """A `solver.probe.Lookup` answering canonical game keys by ``search``; ``budget``
-    holds for each call as a whole (a probe: a position and its children, which are
-    searched first so the position itself comes from their results). Past the budget
-    the remaining keys are None (unknown)."""
+class SearchLookup:
+    """A `solver.probe.Lookup` answering canonical game keys by an exact search; the
+    budget holds for each call as a whole (a probe: a position and its children, which
+    are searched first so the position itself comes from their results). Past the budget
+    the remaining keys are None (unknown). `line` gives a principal variation at the cost
+    of one null-window test per move tried (`ExactSearch.principal_variation`)."""
 
-    def lookup(keys: Sequence[int]) -> list[Outcome | None]:
-        search._start(budget, progress)
+    def __init__(self, search: ExactSearch, budget: Budget, progress: Progress | None = None) -> None:
+        self.search = search
+        self.budget = budget
+        self.progress = progress
+
+    def __call__(self, keys: Sequence[int]) -> list[Outcome | None]:
+        search = self.search
+        search._start(self.budget, self.progress)
         found: dict[int, Outcome | None] = {}
         guess = 0
         for key in reversed(keys):
@@ -283,7 +340,14 @@ def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None
             guess = score
         return [found.get(key) for key in keys]
 
-    return lookup
+    def line(self, pos: Position) -> list[int]:
+        """The principal variation's cells from ``pos`` (shorter past the budget)."""
+        return self.search.principal_variation(pos, self.budget)
+
+
+def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None = None) -> SearchLookup:
+    """The `SearchLookup` of ``search`` within ``budget``."""
+    return SearchLookup(search, budget, progress)
 
 
 #: Version of the search's results as stored in a file (service/search_results.py): a

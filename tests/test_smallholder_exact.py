@@ -118,6 +118,48 @@ def test_hex4_cycle_and_endgames() -> None:
     check_against(game, positions, subgraph_reference(game))
 
 
+def table_pv_reference(game: Smallholder, solved: SolvedRuleset):  # type: ignore[no-untyped-def]
+    """The principal variation the tables give (the probe's walk over a table lookup)."""
+    from tablebase.service.probing import principal_variations
+
+    def lookup(keys):  # type: ignore[no-untyped-def]
+        return [table_outcome(game, solved, game.from_key(int(k))) for k in keys]
+
+    return lambda pos: principal_variations(game, [pos], lookup)[0]
+
+
+@pytest.mark.parametrize("rules", [RULESETS["nibbler"], RULESETS["stymie"], CYCLIC[0]], ids=lambda r: r.name)
+def test_principal_variation_is_the_tables(rules: Rules) -> None:
+    """The search's own principal variation (one null-window test per move tried) is
+    move for move the one the tables' probes walk."""
+    game = Smallholder("limping2", rules)
+    reference = table_pv_reference(game, table("limping2", rules))
+    search = ExactSearch(game, table_bytes=TABLE)
+    positions = random.Random(rules.spec).sample(playout_positions(game, random.Random(5), 10), 12)
+    for pos in positions + [game.start()]:
+        assert [game.move_name(c) for c in search.principal_variation(pos)] == reference(pos), game.format(pos)
+
+
+def test_principal_variation_of_draws_is_the_tables() -> None:
+    """Drawn lines (they stop where a position comes back) on the cyclic hex3 rules."""
+    rules = Rules("priority-create", "smallest", "hull", "piecewise")
+    game = Smallholder("hex3", rules)
+    solved = table("hex3", rules)
+    reference = table_pv_reference(game, solved)
+    search = ExactSearch(game, table_bytes=TABLE)
+    rng = random.Random(12)
+    for key in rng.sample(list(solved.keys[solved.values == DRAW]), 4):
+        pos = game.from_key(int(key))
+        line = [game.move_name(c) for c in search.principal_variation(pos)]
+        assert line and line == reference(pos), game.format(pos)
+
+
+def test_principal_variation_past_the_budget_stops() -> None:
+    game = Smallholder("hex4", "nibbler")
+    line = ExactSearch(game, table_bytes=TABLE).principal_variation(game.start(), Budget(nodes=5000))
+    assert line == []
+
+
 def test_budgets_answer_unknown() -> None:
     game = Smallholder("hex4", "nibbler")
     search = ExactSearch(game, table_bytes=TABLE)

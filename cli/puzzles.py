@@ -20,6 +20,7 @@ from tablebase.cli.app import (
     json_option,
     main,
     progress_printer,
+    weak_progress,
     silent_option,
     solve_option,
     write_output,
@@ -119,7 +120,8 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
     stored = 0
     with open_store(db_path, create=True) as store:
         for puzzle in service.generate_into(store, game, label, count, min_depth, max_depth, seed, max_games, source,
-                                            progress_printer(silent), nodes, seconds or None):
+                                            weak_progress(silent) if searched else progress_printer(silent),
+                                            nodes, seconds or None):
             stored += 1  # already committed: printed as soon as it is stored
             click.echo(json.dumps(service.puzzle_json(puzzle)) if as_json else
                        f"#{puzzle.id}  depth {puzzle.depth:2d}  grade {puzzle.grade}  {puzzle.position}")

@@ -135,7 +135,9 @@ def persistent_lookup(store: TablebaseStore, search: ExactSearch, budget: Budget
                       progress: Progress | None = None, search_progress: SearchProgress | None = None) -> Lookup:
     """The search's lookup (`solver.smallholder_exact.search_lookup`) starting from the
     results stored in ``store``, adding what it proves to them when ``store`` is
-    writable (after any call that searched SAVE_AFTER_NODES positions since the last save)."""
+    writable (after any call that searched SAVE_AFTER_NODES positions since the last save).
+    A save that fails (disk full, file locked) leaves the answers as they are and is
+    reported to ``progress``."""
     from tablebase.solver.smallholder_exact import search_lookup
     load(store, search, progress)
     inner = search_lookup(search, budget, search_progress)
@@ -147,10 +149,14 @@ def persistent_lookup(store: TablebaseStore, search: ExactSearch, budget: Budget
         unsaved[0] += search.searched()
         if writable and unsaved[0] >= SAVE_AFTER_NODES:
             unsaved[0] = 0
-            saved = save(store, search)
-            if saved.rows:
-                report(progress, f"search {search.game.rules_name}",
-                       f"{saved.rows:,} search results stored ({saved.bytes:,} bytes)")
+            task = f"search {search.game.rules_name}"
+            try:
+                saved = save(store, search)
+            except StoreError as exc:  # the answers stand; only their keeping failed
+                report(progress, task, f"search results not stored: {exc}")
+            else:
+                if saved.rows:
+                    report(progress, task, f"{saved.rows:,} search results stored ({saved.bytes:,} bytes)")
         return answers
 
     lookup.line = inner.line  # type: ignore[attr-defined]  # the search's own principal variation

@@ -202,3 +202,19 @@ def test_scores_round_trip() -> None:
     assert [outcome_of_score(int(s)).value for s in scores] == values.tolist()
     back_values, back_remoteness = values_of(scores)
     assert back_values.tolist() == values.tolist() and back_remoteness.tolist() == remoteness.tolist()
+
+
+def test_a_failed_save_leaves_the_answer(tmp_path: Path, keep_everything: None,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(*args: object) -> int:
+        raise StoreError("cannot write (database or disk is full)")
+
+    monkeypatch.setattr(SearchResultStore, "add", full)
+    events: list = []
+    with TablebaseStore(tmp_path / "t.sqlite", create=True) as store:
+        search = ExactSearch(GAME, table_bytes=TABLE)
+        lookup = search_results.persistent_lookup(store, search, Budget(), events.append)
+        result = probe(GAME, POSITIONS[0], lookup)
+    assert (result.outcome, [(m.cell, m.outcome) for m in result.moves]) == \
+           answer(ExactSearch(GAME, table_bytes=TABLE), POSITIONS[0])
+    assert any("not stored" in str(event) and "full" in str(event) for event in events)

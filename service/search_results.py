@@ -132,7 +132,8 @@ def save(store: TablebaseStore, search: ExactSearch, min_work: int = MIN_WORK) -
 
 
 def persistent_lookup(store: TablebaseStore, search: ExactSearch, budget: Budget,
-                      progress: Progress | None = None, search_progress: SearchProgress | None = None) -> Lookup:
+                      progress: Progress | None = None, search_progress: SearchProgress | None = None
+                      ) -> PersistentLookup:
     """The search's lookup (`solver.smallholder_exact.search_lookup`) starting from the
     results stored in ``store``, adding what it proves to them when ``store`` is
     writable (after any call that searched SAVE_AFTER_NODES positions since the last save).
@@ -140,27 +141,45 @@ def persistent_lookup(store: TablebaseStore, search: ExactSearch, budget: Budget
     reported to ``progress``."""
     from tablebase.solver.smallholder_exact import search_lookup
     load(store, search, progress)
-    inner = search_lookup(search, budget, search_progress)
-    writable = SearchResultStore(store).writable
-    unsaved = [0]
+    return PersistentLookup(store, search, search_lookup(search, budget, search_progress), progress)
 
-    def lookup(keys: Sequence[int]) -> list[Outcome | None]:
-        answers = inner(keys)
-        unsaved[0] += search.searched()
-        if writable and unsaved[0] >= SAVE_AFTER_NODES:
-            unsaved[0] = 0
-            task = f"search {search.game.rules_name}"
-            try:
-                saved = save(store, search)
-            except StoreError as exc:  # the answers stand; only their keeping failed
-                report(progress, task, f"search results not stored: {exc}")
-            else:
-                if saved.rows:
-                    report(progress, task, f"{saved.rows:,} search results stored ({saved.bytes:,} bytes)")
+
+class PersistentLookup:
+    """A search's `Lookup` (and its principal variation, `line`) that adds what the
+    search proves to the stored results; see `persistent_lookup`."""
+
+    def __init__(self, store: TablebaseStore, search: ExactSearch, inner: Any, progress: Progress | None) -> None:
+        self.store = store
+        self.search = search
+        self.inner = inner
+        self.progress = progress
+        self.writable = SearchResultStore(store).writable
+        self.unsaved = 0
+
+    def __call__(self, keys: Sequence[int]) -> list[Outcome | None]:
+        answers = self.inner(keys)
+        self._searched()
         return answers
 
-    lookup.line = inner.line  # type: ignore[attr-defined]  # the search's own principal variation
-    return lookup  # type: ignore[return-value]
+    def line(self, pos: Any) -> list[int]:
+        """The principal variation's cells from ``pos`` (see `SearchLookup.line`)."""
+        cells = self.inner.line(pos)
+        self._searched()
+        return cells
+
+    def _searched(self) -> None:
+        self.unsaved += self.search.searched()
+        if not self.writable or self.unsaved < SAVE_AFTER_NODES:
+            return
+        self.unsaved = 0
+        task = f"search {self.search.game.rules_name}"
+        try:
+            saved = save(self.store, self.search)
+        except StoreError as exc:  # the answers stand; only their keeping failed
+            report(self.progress, task, f"search results not stored: {exc}")
+        else:
+            if saved.rows:
+                report(self.progress, task, f"{saved.rows:,} search results stored ({saved.bytes:,} bytes)")
 
 
 # -- check ---------------------------------------------------------------------------

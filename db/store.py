@@ -221,7 +221,9 @@ class TablebaseStore:
     """A tablebase file. Open with ``create=True`` to make it if it does not exist, with
     ``readonly=True`` to guarantee that nothing is written (what `check` and `probe` do),
     with ``share_blocks`` to keep the decoded blocks of complete tables in memory shared
-    by all stores of the process opened so (a reader serving many threads).
+    by all stores of the process opened so (a reader serving many threads; a block it
+    holds is not read again, so damage done to a file after its blocks were read shows
+    only to stores without ``share_blocks``, such as `check`'s).
 
     A file on a read-only file system opens for reading whatever is asked; writing to
     it then fails with a StoreError saying so.

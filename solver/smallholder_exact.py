@@ -21,9 +21,12 @@ valuable entries and never grows.
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -110,6 +113,30 @@ def score_of_outcome(outcome: Outcome) -> int:
     return 0
 
 
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C during a compiled search: the search stops at its next look at the clock
+    (within milliseconds) and KeyboardInterrupt is raised here, in Python. Only the main
+    thread handles signals; elsewhere (a web server's worker) nothing changes."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    kernel.INTERRUPTED[0] = False
+
+    def defer(signum: int, frame: object) -> None:
+        kernel.INTERRUPTED[0] = True
+
+    signal.signal(signal.SIGINT, defer)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        interrupted, kernel.INTERRUPTED[0] = kernel.INTERRUPTED[0], False
+    if interrupted:
+        raise KeyboardInterrupt
+
+
 class ExactSearch:
     """The exact search for one ruleset and board; its transposition table lives as long
     as the object, so later analyses reuse what earlier ones proved."""
@@ -163,7 +190,8 @@ class ExactSearch:
     # -- search ----------------------------------------------------------------------
 
     def _window(self, m: int, w: int, alpha: int, beta: int) -> int | None:
-        score, _ = kernel.search(np.uint64(m), np.uint64(w), alpha, beta, 0, 0, self.ctx)
+        with _interruptible():
+            score, _ = kernel.search(np.uint64(m), np.uint64(w), alpha, beta, 0, 0, self.ctx)
         return None if self.state[kernel.ABORTED] else int(score)
 
     def score(self, pos: Position, guess: int = 0) -> int | None:

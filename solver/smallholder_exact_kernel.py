@@ -55,9 +55,16 @@ def _progress(nodes: int, depth: int) -> None:
 
 
 PROGRESS = [_progress]
+#: Set by the driver's SIGINT handler while compiled code runs; the next look at the clock
+#: then reports a time past every deadline, so the search stops as out of time and the
+#: driver raises KeyboardInterrupt once it is back in Python (an exception raised inside
+#: the compiled code's callback would not unwind it cleanly).
+INTERRUPTED = [False]
 
 
 def _tick(nodes: int, depth: int) -> float:
+    if INTERRUPTED[0]:
+        return float("inf")
     PROGRESS[0](nodes, depth)
     return time.perf_counter()
 

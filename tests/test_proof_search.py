@@ -403,3 +403,26 @@ def test_commands_fail_with_one_line(tmp_path):
     assert cli("solve", "smallholder", "--board", "limping2", "--workers", "2").exit_code == 2
     wrong = cli("solve", "smallholder", "--board", "limping2", "--weak", "--scheduler", "localhost:1", "--db", db)
     assert wrong.exit_code == 1 and "tcp://" in wrong.output
+
+
+def test_ctrl_c_stops_a_weak_solve(tmp_path):
+    """SIGINT ends the command (click's "Aborted!", status 1) within seconds. The run
+    spends nearly all its time in compiled leaf searches, where an interrupt used to be
+    taken for a failed job and the job run again."""
+    command = [sys.executable, "-c", "from tablebase.cli.main import main; main()", "solve", "smallholder",
+               "--board", "limping3", "--weak", "--db", str(tmp_path / "w.sqlite")]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert child.stderr is not None
+        first = child.stderr.readline()  # the first progress line: the first leaf job is running
+        assert "weak solve" in first, first
+        time.sleep(3.0)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 1
+    assert "Aborted" in err and "Traceback" not in err, err

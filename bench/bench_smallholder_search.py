@@ -1,7 +1,7 @@
 """Exact-search benchmark: positions from random full-length games, bucketed by empty cells.
 
 Run:  python bench/bench_smallholder_search.py [--board hex4] [--rules nibbler]
-      [--buckets 16,20,24] [--count 30] [--seconds 60] [--seed 1]
+      [--buckets 16,20,24] [--count 30] [--seconds 60] [--nodes N] [--seed 1]
 For each bucket, ``count`` random games are played from the start (uniform random legal
 moves) and the first position with that many empty cells is taken (a game that ends
 sooner is replaced by another); each position gets a full analysis (value, remoteness,
@@ -53,6 +53,8 @@ def main() -> None:
     parser.add_argument("--buckets", default="16,20,24")
     parser.add_argument("--count", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="also a node budget per position (comparable across machine loads)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--table-mb", type=int, default=512)
     parser.add_argument("--quiet", action="store_true", help="summaries only")
@@ -60,7 +62,7 @@ def main() -> None:
     game = Smallholder(args.board, args.rules)
     ExactSearch(game, table_bytes=1 << 20).solve(game.start(), Budget(nodes=1))  # compile / load cache
     print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "load": os.getloadavg(),
-                      "board": args.board, "rules": args.rules, "seconds_budget": args.seconds,
+                      "board": args.board, "rules": args.rules, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}), flush=True)
     for token in args.buckets.split(","):
         empty = None if token == "start" else int(token)
@@ -69,7 +71,7 @@ def main() -> None:
         for pos in bucket_positions(game, empty, args.count, rng):
             search = ExactSearch(game, table_bytes=args.table_mb << 20)
             cpu = time.process_time()
-            result = search.analyse(pos, Budget(seconds=args.seconds))
+            result = search.analyse(pos, Budget(seconds=args.seconds, nodes=args.nodes))
             cpu = time.process_time() - cpu
             cpus.append(cpu)
             times.append(result.seconds)

@@ -280,6 +280,7 @@ def search_progress(game: Smallholder, progress: Progress | None) -> Callable[[i
     callback = progress
 
     def report_search(nodes: int, depth: int, line: str) -> None:
-        callback(ProgressEvent(f"search {game.rules_name}", f"{nodes:,} positions, depth {depth}"))
+        text = f"{nodes:,} positions, depth {depth}"
+        callback(ProgressEvent(f"search {game.rules_name}", f"{text}, best line so far: {line}" if line else text))
 
     return report_search

@@ -143,6 +143,7 @@ class ExactSearch:
 
     def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True) -> None:
         self.mobility = mobility
+        self._searching: Position | None = None
         self.etc_empty = kernel.DEFAULT_ETC_EMPTY
         self.mobility_empty = kernel.DEFAULT_MOBILITY_EMPTY
         if game.board.size > MAX_CELLS:
@@ -197,6 +198,7 @@ class ExactSearch:
     def score(self, pos: Position, guess: int = 0) -> int | None:
         """The exact score of ``pos`` (MTD(f) from the first ``guess``), or None when the
         budget ran out. A good guess saves null-window searches, never changes the answer."""
+        self._searching = pos
         m, w = self.canonical_pair(pos)
         lower, upper = -kernel.INF, kernel.INF
         while lower < upper:
@@ -225,10 +227,34 @@ class ExactSearch:
             now = time.perf_counter()
             if progress is not None and now - last[0] >= 1.0:
                 last[0] = now
-                progress(nodes, depth, "")
+                line = self.favoured_line(self._searching) if self._searching is not None else []
+                progress(nodes, depth, " ".join(self.game.move_name(cell) for cell in line))
 
         kernel.PROGRESS[0] = tick
         return started
+
+    def favoured_line(self, pos: Position, limit: int = 12) -> list[int]:
+        """The moves the table currently holds as best from ``pos`` (the line the search
+        favours so far, for progress reports; not a proved line): each step reads the
+        stored best move of the position's canonical form and maps it back to ``pos``'s
+        own orientation."""
+        board = self.game.board
+        line: list[int] = []
+        seen = set()
+        while len(line) < limit:
+            m, w = self.canonical_pair(pos)
+            entry = kernel.tt_find(self.tt[0], self.tt[1], np.uint64(m), np.uint64(w))
+            if entry < 0 or self.tt[4][entry] < 0 or (m, w) in seen:
+                break
+            seen.add((m, w))
+            symmetry = next(s for s in range(len(board.symmetries))
+                            if board.transform(pos.mover, s) == m and board.transform(pos.waiter, s) == w)
+            cell = board.symmetries[symmetry].index(int(self.tt[4][entry]))
+            if cell not in self.game.legal_moves(pos):
+                break
+            line.append(cell)
+            pos = self.game.play(pos, cell)
+        return line
 
     def solve(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Outcome | None:
         """The exact outcome of ``pos`` for the side to move, or None (unknown)."""

@@ -160,6 +160,21 @@ def test_principal_variation_past_the_budget_stops() -> None:
     assert line == []
 
 
+def test_progress_reports_the_favoured_line() -> None:
+    """Progress carries the line the table favours, in the position's own orientation:
+    legal move after legal move from the position searched."""
+    game = Smallholder("hex4", "nibbler")
+    pos = next(p for p in playout_positions(game, random.Random(21), 4) if empty_cells(game, p) == 14)
+    search = ExactSearch(game, table_bytes=TABLE)
+    assert search.analyse(pos).exact and search.solve(pos) is not None  # the moves, then the position itself
+    for image in [pos] + [game.play(pos, m.cell) for m in search.analyse(pos).moves[:3]]:  # type: ignore[union-attr]
+        line = search.favoured_line(image)
+        assert line
+        for cell in line:
+            assert cell in game.legal_moves(image)
+            image = game.play(image, cell)
+
+
 def test_budgets_answer_unknown() -> None:
     game = Smallholder("hex4", "nibbler")
     search = ExactSearch(game, table_bytes=TABLE)

@@ -65,8 +65,9 @@ Example:
               help="Sparro variant.")
 @click.option("--ruleset", default=SMALLHOLDER.default_ruleset, show_default=True,
               help="Smallholder ruleset: a name or a spec such as 'territory=hull,capture=groupwise'.")
-@click.option("--board", type=click.Choice(["limping2", "hex3", "hex4"]), default="hex3", show_default=True,
-              help="Smallholder board: one that can be solved, or hex4 (judged by the exact search).")
+@click.option("--board", type=click.Choice(["limping2", "hex3", "hex4"]), default=SMALLHOLDER.default_board,
+              show_default=True,
+              help="Smallholder board: hex4 (judged by the exact search), or one that can be solved.")
 @click.option("--count", type=click.IntRange(1, 10_000), default=10, show_default=True,
               help="How many new puzzles to find.")
 @click.option("--time", "seconds", type=click.FloatRange(min=0), default=service.PUZZLE_SEARCH_SECONDS,
@@ -293,8 +294,9 @@ Example:
 @click.argument("position", required=False)
 @click.option("--variant", type=click.Choice(SPARRO.variants), default=SPARRO.default_variant, show_default=True, help="Sparro variant.")
 @click.option("--ruleset", default=SMALLHOLDER.default_ruleset, show_default=True, help="Smallholder ruleset (name or spec).")
-@click.option("--board", type=click.Choice(["limping2", "hex3"]), default="hex3", show_default=True,
-              help="Smallholder board.")
+@click.option("--board", type=click.Choice(["limping2", "hex3", "hex4"]), default=SMALLHOLDER.default_board,
+              show_default=True,
+              help="Smallholder board; the perfect player needs a table, so limping2 or hex3.")
 @click.option("--as", "side", type=click.Choice(["R", "B", "W"]), help="Your colour (default: the side to move).")
 @db_option
 @solve_option
@@ -310,6 +312,10 @@ def play_command(game: str, position: str | None, variant: str, ruleset: str, bo
     status 1).
     """
     label = service.rules_label(game, **_options(game, variant, ruleset, board))
+    unsolvable = describe(game).cannot_solve(service.rules_object(game, label))
+    if unsolvable:
+        raise TablebaseError(f"play {game}: the perfect player's moves come from a table, and {unsolvable}; "
+                             "give --board limping2 or --board hex3")
     if not solve:
         refuse_unasked_solve(db_path, f"play {game}", [(describe(game), service.rules_object(game, label))])
     with open_store(db_path, create=True) as store:

@@ -44,7 +44,8 @@ def standard_db(sparro_standard_db: Path, tmp_path_factory: pytest.TempPathFacto
     ("play sparro", ["play", "sparro"], ["sparro standard"]),
     ("play smallholder", ["play", "smallholder", "--board", "limping2"], ["smallholder nibbler@limping2"]),
     ("puzzles generate sparro", ["puzzles", "generate", "sparro", "--variant", "extended"], ["sparro extended"]),
-    ("puzzles generate smallholder", ["puzzles", "generate", "smallholder"], ["smallholder nibbler@hex3"]),
+    ("puzzles generate smallholder", ["puzzles", "generate", "smallholder", "--board", "hex3"],
+     ["smallholder nibbler@hex3"]),
 ])
 def test_a_fresh_file_is_refused_with_what_and_how_long(tmp_path: Path, command: str, args: list[str],
                                                         tables: list[str]) -> None:
@@ -97,3 +98,16 @@ def test_solve_goes_ahead(tmp_path: Path) -> None:
 def test_the_estimates_are_the_descriptions_figures() -> None:
     assert SPARRO.solve_seconds(SPARRO.rules("standard")) < SPARRO.solve_seconds(SPARRO.rules("extended"))
     assert _duration(30) == "about 30 s" and _duration(600) == "about 10 minutes"
+
+
+def test_smallholder_commands_default_to_hex4_and_play_names_the_boards_it_can(tmp_path: Path) -> None:
+    """Every Smallholder command defaults to hex4; play cannot serve it (its perfect
+    player needs a table) and says so, naming the boards it can, on one line."""
+    db = tmp_path / "t.sqlite"
+    for command in (["play"], ["puzzles", "generate"]):
+        assert "[default: hex4]" in " ".join(run(*command, "--help").output.split())
+    result = run("play", "smallholder", "--db", str(db), "--solve")
+    assert result.exit_code == 1 and result.stdout == ""
+    (line,) = result.stderr.strip().splitlines()
+    assert "hex4" in line and "--board limping2" in line and "--board hex3" in line, line
+    assert not db.exists()

@@ -405,6 +405,7 @@ def test_commands_fail_with_one_line(tmp_path):
     assert wrong.exit_code == 1 and "tcp://" in wrong.output
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_weak_solve(tmp_path):
     """SIGINT ends the command (click's "Aborted!", status 1) within seconds. The run
     spends nearly all its time in compiled leaf searches, where an interrupt used to be

@@ -140,6 +140,7 @@ def test_principal_variation_is_the_tables(rules: Rules) -> None:
         assert [game.move_name(c) for c in search.principal_variation(pos)] == reference(pos), game.format(pos)
 
 
+@pytest.mark.slow
 def test_principal_variation_of_draws_is_the_tables() -> None:
     """Drawn lines (they stop where a position comes back) on the cyclic hex3 rules."""
     rules = Rules("priority-create", "smallest", "hull", "piecewise")

@@ -3,7 +3,7 @@
 Run:  python bench/bench_web.py [--db DB] [--requests 2000] [--clients 8]
 
 Without --db, a fresh file gets Sparro standard and The Smallholder nibbler@limping2
-solved into it (a few seconds). The server (`tablebase.web.app` under uvicorn) runs in
+solved into it (a few seconds). The server (what `tablebase serve` runs: `tablebase.web.app.listen`) runs in
 its own process on 127.0.0.1; the clients are threads of this one, each with its own
 HTTP connection, every request with a 10 s timeout. The positions are those of random
 games (both games, every ply), so the probes touch many tiers. A request counts as an
@@ -34,9 +34,9 @@ from tablebase.games.smallholder import Smallholder
 from tablebase.games.sparro import Sparro
 
 SERVER = """
-import sys, uvicorn
-from tablebase.web.app import create_app
-uvicorn.run(create_app(sys.argv[1]), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+import sys
+from tablebase.web.app import listen
+listen(sys.argv[1], "127.0.0.1", int(sys.argv[2])).run()  # what `tablebase serve` runs
 """
 
 

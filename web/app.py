@@ -67,12 +67,15 @@ def _int_parameter(request: Request, name: str) -> int | None:
         raise BadRequest(f"{name} must be a whole number: {text!r}") from None
 
 
-def _answering(call: Callable[[Request], Any]) -> Callable[[Request], Any]:
-    """An endpoint running ``call`` in the thread pool, user errors made 400s."""
+def _answering(call: Callable[[Request], Any], inline: bool = False) -> Callable[[Request], Any]:
+    """An endpoint running ``call`` in the thread pool, user errors made 400s. With
+    ``inline`` the call runs on the event loop itself: for answers that never search
+    (a table probe takes about a millisecond), where handing the call to a thread and
+    back would cost more than the call and, with many clients, most of the latency."""
 
     async def endpoint(request: Request) -> Response:
         try:
-            answer = await run_in_threadpool(call, request)
+            answer = call(request) if inline else await run_in_threadpool(call, request)
         except (*USER_ERRORS, BadRequest) as exc:
             return _error(exc)
         return answer if isinstance(answer, Response) else JSONResponse(answer)
@@ -149,7 +152,7 @@ def create_app(db_path: str | Path) -> Starlette:
     routes += [
         Route("/api/games", _answering(lambda request: explorer.games())),
         Route("/api/fairness", _answering(lambda request: explorer.fairness())),
-        Route("/api/probe", _answering(probe)),
+        Route("/api/probe", _answering(probe, inline=True)),  # tables only: /api/search searches
         Route("/api/moves", _answering(moves)),
         Route("/api/svg", _answering(svg)),
         Route("/api/puzzles", _answering(puzzles)),

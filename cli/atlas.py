@@ -15,11 +15,13 @@ from tablebase.render.atlas import (
 from tablebase.service.atlas import (
     WEAK_BOARDS, compare_smallholder, smallholder_atlas, sparro_atlas, weak_first_player_results)
 from tablebase.service.files import open_store
-from tablebase.service.smallholder import rules_of
+from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
 from tablebase.service.sparro import DESCRIPTION as SPARRO
 
-#: The board `atlas smallholder` uses without --board: its 120 combinations take seconds.
-ATLAS_BOARD = "limping2"
+#: The board `atlas` and `compare` use without --board: the default board of every
+#: Smallholder command (hex4), which has no tables, so they say so and name the boards
+#: that have them (limping2: all 120 combinations in seconds; hex3: about a minute each).
+ATLAS_BOARD = SMALLHOLDER.default_board
 
 
 def _picture_paths(svg: str, board: str, several: bool) -> tuple[Path, Path]:
@@ -31,13 +33,13 @@ def _picture_paths(svg: str, board: str, several: bool) -> tuple[Path, Path]:
 
 @atlas.command("smallholder", epilog="""\b
 Example:
-    tablebase atlas smallholder
+    tablebase atlas smallholder --board limping2
     tablebase atlas smallholder --board limping2 --json
     tablebase atlas smallholder --board limping2 --board hex3 --markdown docs/ATLAS.md --svg docs/img/atlas.svg
     tablebase atlas smallholder --board hex3 --stored-only""")
 @click.option("--board", "boards", metavar="B", multiple=True,
               help=f"Board, repeatable: limping2 (seconds for all 120) or hex3 (about a minute per "
-                   f"combination) (default {ATLAS_BOARD}).")
+                   f"combination); the default, {ATLAS_BOARD}, has no tables.")
 @click.option("--stored-only", is_flag=True,
               help="Compute nothing: show the stored rows and list the combinations not computed yet.")
 @db_option
@@ -140,7 +142,8 @@ Example:
     tablebase compare smallholder --board limping2 --rules nibbler --rules capture=groupwise 'B./.W./..../... B'
     tablebase compare smallholder --board hex3 --rules stymie --rules hull-setbacks --json""")
 @click.argument("position", required=False)
-@click.option("--board", metavar="B", default=ATLAS_BOARD, show_default=True, help="Board: limping2 or hex3.")
+@click.option("--board", metavar="B", default=ATLAS_BOARD, show_default=True,
+              help="Board: limping2 or hex3 (the default has no tables).")
 @click.option("--rules", "specs", metavar="SPEC", multiple=True, required=True,
               help="A combination to compare, at least two: a ruleset name or "
                    "groups=...,adjacent=...,territory=...,capture=... (keys left out keep the nibbler values).")

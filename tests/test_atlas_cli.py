@@ -55,7 +55,7 @@ def test_json_rows_have_the_documented_keys_and_match_the_solver(atlas_db: Path)
 
 
 def test_text_has_a_line_per_combination(atlas_db: Path) -> None:
-    result = run("atlas", "smallholder", "--db", str(atlas_db))
+    result = run("atlas", "smallholder", "--board", BOARD, "--db", str(atlas_db))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].split()[:3] == ["start", "positions", "draws"]
@@ -67,7 +67,7 @@ def test_text_has_a_line_per_combination(atlas_db: Path) -> None:
 def test_markdown_and_pictures(atlas_db: Path, tmp_path: Path) -> None:
     page, svg = tmp_path / "docs" / "ATLAS.md", tmp_path / "docs" / "img" / "atlas.svg"
     svg.parent.mkdir(parents=True)
-    result = run("atlas", "smallholder", "--db", str(atlas_db), "--markdown", str(page), "--svg", str(svg), "-s")
+    result = run("atlas", "smallholder", "--board", BOARD, "--db", str(atlas_db), "--markdown", str(page), "--svg", str(svg), "-s")
     assert result.exit_code == 0, result.output
     text = page.read_text()
     assert "![limping2: option grid](img/atlas.svg)" in text
@@ -86,7 +86,7 @@ def test_stored_only_lists_what_is_missing(tmp_path: Path) -> None:
         first = smallholder_atlas(store, BOARD, combinations=all_rules()[:7])
         assert first.computed == 7
     page = tmp_path / "ATLAS.md"
-    result = run("atlas", "smallholder", "--stored-only", "--db", str(path), "--json", "--markdown", str(page))
+    result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(path), "--json", "--markdown", str(page))
     assert result.exit_code == 0, result.output
     assert [json.loads(line)["rules"] for line in result.stdout.splitlines()] == [r.spec for r in all_rules()[:7]]
     assert "limping2: 113 of 120 combinations not computed yet" in result.stderr
@@ -126,6 +126,16 @@ def test_a_killed_sweep_continues_with_the_combinations_not_stored(tmp_path: Pat
     assert [row["rules"] for row in resumed.rows] == [r.spec for r in all_rules()]
 
 
+def test_the_default_board_is_hex4_which_has_no_tables(atlas_db: Path) -> None:
+    """Like every Smallholder command, atlas and compare default to hex4; they need
+    tables, so they say so on one line and name the boards that have them."""
+    for args in (["atlas", "smallholder"], ["compare", "smallholder", "--rules", "nibbler", "--rules", "stymie"]):
+        result = run(*args, "--db", str(atlas_db))
+        assert result.exit_code == 1 and result.stdout == ""
+        assert result.stderr == ("Error: hex4 has 37 cells; the atlas solves boards of up to 31 cells "
+                                 "(limping2, hex3): 'hex4'\n"), result.stderr
+
+
 def test_bad_requests_are_one_line_errors(atlas_db: Path) -> None:
     result = run("atlas", "smallholder", "--board", "hex4", "--db", str(atlas_db))
     assert result.exit_code == 1
@@ -134,7 +144,7 @@ def test_bad_requests_are_one_line_errors(atlas_db: Path) -> None:
     assert result.exit_code == 1 and result.stderr.startswith("Error: unknown board")
     result = run("atlas", "smallholder", "--board", BOARD, "--board", "hex3", "--json", "--db", str(atlas_db))
     assert result.exit_code == 2 and "--json prints the rows of one board" in result.stderr
-    result = run("atlas", "smallholder", "--stored-only", "--db", str(atlas_db.parent / "none.sqlite"))
+    result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(atlas_db.parent / "none.sqlite"))
     assert result.exit_code == 1 and "no tablebase at" in result.stderr
 
 
@@ -143,7 +153,7 @@ def test_bad_requests_are_one_line_errors(atlas_db: Path) -> None:
 
 def test_compare_lists_the_moves_whose_values_differ(atlas_db: Path) -> None:
     specs = ["nibbler", "gaps-original", "capture=groupwise"]
-    result = run("compare", "smallholder", "--db", str(atlas_db), *[a for s in specs for a in ("--rules", s)],
+    result = run("compare", "smallholder", "--board", BOARD, "--db", str(atlas_db), *[a for s in specs for a in ("--rules", s)],
                  "--json", "-s")
     assert result.exit_code == 0, result.output
     answer = json.loads(result.stdout)
@@ -161,22 +171,22 @@ def test_compare_lists_the_moves_whose_values_differ(atlas_db: Path) -> None:
         assert values == [p[move["name"]] for p in probes]
         assert move["differ"] == (len(set(values)) > 1)
     assert answer["position"]["differing_moves"] == ["b1", "b3", "d2"]
-    text = run("compare", "smallholder", "--db", str(atlas_db), *[a for s in specs for a in ("--rules", s)])
+    text = run("compare", "smallholder", "--board", BOARD, "--db", str(atlas_db), *[a for s in specs for a in ("--rules", s)])
     assert text.exit_code == 0
     assert text.stdout.splitlines()[-1] == "3 of 12 moves differ (marked *): b1 b3 d2"
 
 
 def test_compare_a_position_and_bad_requests(atlas_db: Path) -> None:
-    result = run("compare", "smallholder", "B./.W./..../... B", "--rules", "nibbler", "--rules", "stymie",
+    result = run("compare", "smallholder", "--board", BOARD, "B./.W./..../... B", "--rules", "nibbler", "--rules", "stymie",
                  "--db", str(atlas_db), "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["position"]["position"] == "B./.W./..../... B"
-    one = run("compare", "smallholder", "--rules", "nibbler", "--db", str(atlas_db))
+    one = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--db", str(atlas_db))
     assert one.exit_code == 1 and "at least two" in one.stderr
-    twice = run("compare", "smallholder", "--rules", "nibbler", "--rules", "groups=must-create-if-one-live",
+    twice = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--rules", "groups=must-create-if-one-live",
                 "--db", str(atlas_db))
     assert twice.exit_code == 1 and "given twice" in twice.stderr
-    bad = run("compare", "smallholder", "--rules", "nibbler", "--rules", "capture=never", "--db", str(atlas_db))
+    bad = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--rules", "capture=never", "--db", str(atlas_db))
     assert bad.exit_code == 1 and bad.stderr.startswith("Error: unknown capture option 'never'")
 
 
@@ -255,7 +265,7 @@ def test_a_damaged_stored_row_is_an_error_not_a_figure(tmp_path: Path) -> None:
         smallholder_atlas(store, BOARD, combinations=all_rules()[:2])
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE atlas_rows SET row = replace(row, '\"draws\": 0', '\"draws\": 1') WHERE rowid = 1")
-    result = run("atlas", "smallholder", "--stored-only", "--db", str(path), "--json")
+    result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(path), "--json")
     assert result.exit_code == 1
     assert "is damaged (it does not match its checksum)" in result.stderr
 
@@ -275,7 +285,7 @@ def test_markdown_reports_stored_weak_solves_as_they_stand(tmp_path: Path) -> No
         other = Smallholder("hex4", "stymie")
         proofs.open_run("smallholder", other.rules_name, "not the start", 12345, "B", "test", 100)
     page = tmp_path / "ATLAS.md"
-    result = run("atlas", "smallholder", "--stored-only", "--db", str(path), "--markdown", str(page), "-s")
+    result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(path), "--markdown", str(page), "-s")
     assert result.exit_code == 0, result.output
     text = page.read_text()
     assert "| hex4 | " + RULESETS["nibbler"].spec + " | nibbler | Black wins (proved) | 1,234 |" in text
@@ -284,5 +294,5 @@ def test_markdown_reports_stored_weak_solves_as_they_stand(tmp_path: Path) -> No
     empty = tmp_path / "empty.sqlite"
     with TablebaseStore(empty, create=True) as store:
         smallholder_atlas(store, BOARD, combinations=all_rules()[:1])
-    result = run("atlas", "smallholder", "--stored-only", "--db", str(empty), "--markdown", str(page), "-s")
+    result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(empty), "--markdown", str(page), "-s")
     assert "No weak solve of these boards is stored" in page.read_text()

@@ -312,12 +312,13 @@ def play_command(game: str, position: str | None, variant: str, ruleset: str, bo
     status 1).
     """
     label = service.rules_label(game, **_options(game, variant, ruleset, board))
-    unsolvable = describe(game).cannot_solve(service.rules_object(game, label))
+    description, engine = describe(game), service.rules_object(game, label)
+    unsolvable = description.cannot_solve(engine)
     if unsolvable:
         raise TablebaseError(f"play {game}: the perfect player's moves come from a table, and {unsolvable}; "
                              "give --board limping2 or --board hex3")
     if not solve:
-        refuse_unasked_solve(db_path, f"play {game}", [(describe(game), service.rules_object(game, label))])
+        refuse_unasked_solve(db_path, f"play {game}", [(description, engine)])
     with open_store(db_path, create=True) as store:
         rules, lookup = service.game_and_lookup(store, game, label)
         pos = rules.parse(position) if position else rules.start()

@@ -95,16 +95,6 @@ def outcome_of_score(score: int) -> Outcome:
     return Outcome(DRAW, None)
 
 
-def child_score(score: int) -> int:
-    """The score a best move's position has when its parent scores ``score`` (the
-    inverse of seeing a child's score from its parent: a win in r comes from a loss in r-1)."""
-    if score > 0:
-        return -(score + 1)
-    if score < 0:
-        return 1 - score
-    return 0
-
-
 def score_of_outcome(outcome: Outcome) -> int:
     if outcome.value == WIN:
         return kernel.WIN_SCORE - (outcome.remoteness or 0)
@@ -144,7 +134,6 @@ class ExactSearch:
     def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True) -> None:
         self.mobility = mobility
         self._searching: Position | None = None
-        self.etc_empty = kernel.DEFAULT_ETC_EMPTY
         self.mobility_empty = kernel.DEFAULT_MOBILITY_EMPTY
         if game.board.size > MAX_CELLS:
             raise ValueError(f"the exact search handles boards up to {MAX_CELLS} cells, "
@@ -161,8 +150,7 @@ class ExactSearch:
         self.ctx = (self.rules_tables, *self.tt, np.zeros(p, np.uint64), np.zeros(p, np.uint64),
                     np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
                     np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
-                    self.state, self.deadline, np.zeros((p + 1, kernel.WORKSPACE), np.uint64),
-                    np.zeros((p, m), np.int8))
+                    self.state, self.deadline, np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
 
     # -- keys ------------------------------------------------------------------------
 
@@ -217,7 +205,6 @@ class ExactSearch:
         started = time.perf_counter()
         self.state[:] = 0
         self.state[kernel.MOBILITY] = self.mobility
-        self.state[kernel.ETC_EMPTY] = self.etc_empty
         self.state[kernel.MOBILITY_EMPTY] = self.mobility_empty
         self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
         self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds
@@ -292,8 +279,6 @@ class ExactSearch:
         return Analysis(game.format(pos), pos.to_move, outcome, moves, nodes, seconds, len(moves))
 
 
-    # -- proved results in and out (a persistent table: service/search_results.py) ------
-
     def principal_variation(self, pos: Position, budget: Budget = Budget(), limit: int = 400) -> list[int]:
         """The cells of the principal variation from ``pos``: at each ply the lowest-numbered
         move among the best ones (the first move of `analyse`'s order and of the tables'
@@ -310,7 +295,7 @@ class ExactSearch:
             children = sorted(game.children(pos), key=lambda mc: mc[0].cell)
             if not children:
                 break
-            target = child_score(score)  # the score of a best move's position
+            target = int(kernel.to_child(score))  # the score of a best move's position
             chosen = None
             for move, child in children:
                 if not game.moves(child):
@@ -335,6 +320,8 @@ class ExactSearch:
             seen.add(pair)
         return line
 
+    # -- proved results in and out (a persistent table: service/search_results.py) ------
+
     def proved(self, min_work: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The exact entries of the table (lo == hi: path-independent results) whose
         work estimate (log2 of the positions their proof searched) is at least
@@ -351,7 +338,6 @@ class ExactSearch:
         kernel.tt_preload(*self.tt, np.ascontiguousarray(movers, np.uint64),
                           np.ascontiguousarray(waiters, np.uint64), np.ascontiguousarray(scores, np.int16),
                           PRELOADED_WORK, self.state)
-
 
     def searched(self) -> int:
         """Positions the latest analysis (or lookup call) searched."""

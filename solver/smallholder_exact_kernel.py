@@ -37,12 +37,8 @@ USED = U64(1) << U64(63)
 CLOCK_EVERY = 4095
 
 # state array slots
-NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, ETC_EMPTY, MOBILITY_EMPTY = range(8)
-STATE_SLOTS = 8
-#: Below this many empty cells a node looks its children up in the table only as it
-#: searches them (no enhanced transposition cut-off over all of them first); measured
-#: best at 0 (always look them all up) on hex4 nibbler, see BENCHMARKS.md.
-DEFAULT_ETC_EMPTY = 0
+NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY = range(7)
+STATE_SLOTS = 7
 #: Below this many empty cells moves are ordered by the opponent's open cells (a cheap
 #: superset of their replies) instead of their exact number of replies.
 DEFAULT_MOBILITY_EMPTY = 12
@@ -174,15 +170,14 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     ``ply`` is the path index of this position; ``last_capture`` the path index of the
     latest position reached by a capture (-1 if none): only positions before it can repeat.
 
-    Children are generated as plain bitboards; a child is brought to its canonical form
-    only when it is looked up or searched, so a cut-off by the first move spends nothing
-    on the others. Far from the end (``ETC_EMPTY`` or more empty cells) every child is
-    looked up first (enhanced transposition cut-off), and from ``MOBILITY_EMPTY`` empty
-    cells on moves are ordered by the opponent's number of replies (fewest first).
+    Children are generated as plain bitboards, each then brought to its canonical form and
+    looked up in the table first (enhanced transposition cut-off); from ``MOBILITY_EMPTY``
+    empty cells on, moves are ordered by the opponent's number of replies (fewest first),
+    below it by the opponent's open cells.
     """
     (t, tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work,
      path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history, state, deadline,
-     work_buf, canon_buf) = ctx
+     work_buf) = ctx
     state[NODES] += 1
     nodes_before = state[NODES]
     if ply > state[MAXDEPTH]:
@@ -217,7 +212,6 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     ws = w_buf[ply]
     caps = cap_buf[ply]
     order = order_buf[ply]
-    canon = canon_buf[ply]
     work = work_buf[ply]
     # raw children: ws[i] the stones of the side that moved, ms[i] the opponent's after capture
     count = compiled._children_into(mover, waiter, t, work, cells, ws, ms)
@@ -229,7 +223,6 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     if beta <= -(WIN_SCORE - 2):
         return -(WIN_SCORE - 2), MAX_PLY
     empty = compiled.popcount(t.full & ~(mover | waiter))
-    lookahead = empty >= state[ETC_EMPTY]
     mobility = state[MOBILITY] != 0 and empty >= state[MOBILITY_EMPTY]
     stones = compiled.popcount(waiter)
     for i in range(count):
@@ -244,7 +237,6 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
                      WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
             return WIN_SCORE - 1, MAX_PLY
         caps[i] = 1 if compiled.popcount(ms[i]) < stones else 0
-        canon[i] = 0
         key = min(history[cells[i]], (1 << 19)) + (1 << 20 if caps[i] else 0)
         if cells[i] == tt_best:
             key += 1 << 40
@@ -254,20 +246,18 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             key += (64 - compiled.popcount(replies)) << 24
         elif state[MOBILITY]:
             key += (64 - compiled.popcount(open_cells)) << 24
-        if lookahead:
-            w, m = compiled.canonical(ws[i], ms[i], t)
-            ms[i] = m
-            ws[i] = w
-            canon[i] = 1
-            child = tt_find(tt_m, tt_w, m, w)
-            if child >= 0:
-                bound = from_child(int(tt_hi[child]))  # the child's upper bound is our lower bound
-                if bound >= beta:
-                    return bound, MAX_PLY
-                if tt_hi[child] < 0:
-                    key += 1 << 42  # a proved loss for the opponent: try it first
-                elif tt_lo[child] > 0:
-                    key -= 1 << 42  # a proved win for the opponent: try it last
+        w, m = compiled.canonical(ws[i], ms[i], t)
+        ms[i] = m
+        ws[i] = w
+        child = tt_find(tt_m, tt_w, m, w)
+        if child >= 0:
+            bound = from_child(int(tt_hi[child]))  # the child's upper bound is our lower bound
+            if bound >= beta:
+                return bound, MAX_PLY
+            if tt_hi[child] < 0:
+                key += 1 << 42  # a proved loss for the opponent: try it first
+            elif tt_lo[child] > 0:
+                key -= 1 << 42  # a proved win for the opponent: try it last
         order[i] = key
     best = -INF
     best_cell = -1
@@ -285,11 +275,6 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             ws[k], ws[j] = ws[j], ws[k]
             caps[k], caps[j] = caps[j], caps[k]
             order[k], order[j] = order[j], order[k]
-            canon[k], canon[j] = canon[j], canon[k]
-        if not canon[k]:
-            w, m = compiled.canonical(ws[k], ms[k], t)
-            ms[k] = m
-            ws[k] = w
         child_last = ply + 1 if caps[k] else last_capture
         s, r = search(ms[k], ws[k], to_child(beta), to_child(a), ply + 1, child_last, ctx)
         if state[ABORTED]:

@@ -42,6 +42,12 @@ DEFAULT_TABLE_BYTES = 1 << 30
 ENTRY_BYTES = 8 + 8 + 2 + 2 + 1 + 1
 #: Largest board the search handles (one colour's stones in a 64-bit word, a spare bit).
 MAX_CELLS = 62
+#: Positions with at most this many stones are keyed by their canonical form, later ones
+#: as they stand (`kernel.table_pair`). Measured (BENCHMARKS.md): analysing every move of
+#: a middlegame position takes about 30 % less time with positions as they stand, while a
+#: value-only search from an early position (the weak solve's jobs) gains more from
+#: merging symmetric images, so those pass ``canonical_stones`` = the board's size.
+CANONICAL_STONES = 8
 
 #: progress(nodes, depth, line): called about once a second on long searches.
 Progress = Callable[[int, int, str], None]
@@ -131,7 +137,8 @@ class ExactSearch:
     """The exact search for one ruleset and board; its transposition table lives as long
     as the object, so later analyses reuse what earlier ones proved."""
 
-    def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True) -> None:
+    def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True,
+                 canonical_stones: int = CANONICAL_STONES) -> None:
         self.mobility = mobility
         self._searching: Position | None = None
         self.mobility_empty = kernel.DEFAULT_MOBILITY_EMPTY
@@ -140,6 +147,8 @@ class ExactSearch:
                              f"not {game.board.name} ({game.board.size})")
         self.game = game
         self.rules_tables = compiled.tables(game.board, game.rules)
+        #: positions with at least this many empty cells are keyed by their canonical form
+        self.canon_empty = max(0, game.board.size - canonical_stones)
         entries = 1 << max(10, (max(table_bytes, 1024 * ENTRY_BYTES) // ENTRY_BYTES).bit_length() - 1)
         self.table_entries = entries
         self.tt = (np.zeros(entries, np.uint64), np.zeros(entries, np.uint64), np.zeros(entries, np.int16),
@@ -155,24 +164,32 @@ class ExactSearch:
     # -- keys ------------------------------------------------------------------------
 
     def canonical_pair(self, pos: Position) -> tuple[int, int]:
+        """The canonical (mover, waiter) pair of ``pos`` (how files store results)."""
         m, w = kernel.canonical_pair(np.uint64(pos.mover), np.uint64(pos.waiter), self.rules_tables)
         return int(m), int(w)
 
-    def pair_of_key(self, key: int) -> tuple[int, int]:
-        """(mover, waiter) canonical pair of a game key (games/smallholder/rules.py)."""
-        return self.canonical_pair(self.game.from_key(key))
+    def table_pair(self, pos: Position) -> tuple[int, int]:
+        """The (mover, waiter) pair the search keys ``pos`` by (`kernel.table_pair`)."""
+        m, w = kernel.table_pair(np.uint64(pos.mover), np.uint64(pos.waiter), self.rules_tables, self.canon_empty)
+        return int(m), int(w)
+
+    def _stored_score(self, pos: Position) -> int | None:
+        """The exact score the table holds for ``pos`` under its table form or, for
+        results loaded from a file, its canonical form."""
+        for m, w in {self.table_pair(pos), self.canonical_pair(pos)}:
+            entry = kernel.tt_find(self.tt[0], self.tt[1], np.uint64(m), np.uint64(w))
+            if entry >= 0 and self.tt[2][entry] == self.tt[3][entry]:
+                return int(self.tt[2][entry])
+        return None
 
     def known(self, pos: Position) -> Outcome | None:
         """The exact result the table holds for ``pos``, if any."""
-        m, w = self.canonical_pair(pos)
-        entry = kernel.tt_find(self.tt[0], self.tt[1], np.uint64(m), np.uint64(w))
-        if entry >= 0 and self.tt[2][entry] == self.tt[3][entry]:
-            return outcome_of_score(int(self.tt[2][entry]))
-        return None
+        score = self._stored_score(pos)
+        return None if score is None else outcome_of_score(score)
 
     def remember(self, pos: Position, outcome: Outcome) -> None:
         """Put a proved result (from a stored table) into the in-memory table."""
-        m, w = self.canonical_pair(pos)
+        m, w = self.table_pair(pos)
         score = score_of_outcome(outcome)
         kernel.tt_store(*self.tt, np.uint64(m), np.uint64(w), score, score, -1, 60, self.state)
 
@@ -187,7 +204,10 @@ class ExactSearch:
         """The exact score of ``pos`` (MTD(f) from the first ``guess``), or None when the
         budget ran out. A good guess saves null-window searches, never changes the answer."""
         self._searching = pos
-        m, w = self.canonical_pair(pos)
+        stored = self._stored_score(pos)
+        if stored is not None:
+            return stored
+        m, w = self.table_pair(pos)
         lower, upper = -kernel.INF, kernel.INF
         while lower < upper:
             beta = guess + 1 if guess == lower else guess
@@ -206,6 +226,7 @@ class ExactSearch:
         self.state[:] = 0
         self.state[kernel.MOBILITY] = self.mobility
         self.state[kernel.MOBILITY_EMPTY] = self.mobility_empty
+        self.state[kernel.CANON_EMPTY] = self.canon_empty
         self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
         self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds
         last = [started]
@@ -223,13 +244,13 @@ class ExactSearch:
     def favoured_line(self, pos: Position, limit: int = 12) -> list[int]:
         """The moves the table currently holds as best from ``pos`` (the line the search
         favours so far, for progress reports; not a proved line): each step reads the
-        stored best move of the position's canonical form and maps it back to ``pos``'s
+        stored best move of the position's table form and maps it back to ``pos``'s
         own orientation."""
         board = self.game.board
         line: list[int] = []
         seen = set()
         while len(line) < limit:
-            m, w = self.canonical_pair(pos)
+            m, w = self.table_pair(pos)
             entry = kernel.tt_find(self.tt[0], self.tt[1], np.uint64(m), np.uint64(w))
             if entry < 0 or self.tt[4][entry] < 0 or (m, w) in seen:
                 break
@@ -290,7 +311,7 @@ class ExactSearch:
         game = self.game
         line: list[int] = []
         score = self.score(pos)
-        seen = {self.canonical_pair(pos)}
+        seen = {self.canonical_pair(pos)}  # the tables' probes stop at a canonical repeat too
         while score is not None and len(line) < limit:
             children = sorted(game.children(pos), key=lambda mc: mc[0].cell)
             if not children:
@@ -303,7 +324,7 @@ class ExactSearch:
                         chosen = (move, child)
                         break
                     continue
-                m, w = self.canonical_pair(child)
+                m, w = self.table_pair(child)
                 g = self._window(m, w, target, target + 1)  # does the child score at most target?
                 if g is None:
                     return line
@@ -329,12 +350,16 @@ class ExactSearch:
         work), the canonical pair of each position and its score (see `outcome_of_score`)."""
         movers, waiters, lo, hi, _, work = self.tt
         exact = (waiters != 0) & (lo == hi) & (work >= min_work) & (work < PRELOADED_WORK)
-        return (movers[exact], waiters[exact] & ~kernel.USED, lo[exact].astype(np.int16),
-                work[exact].astype(np.int8))
+        canonical_movers, canonical_waiters = kernel.canonical_pairs(
+            movers[exact], waiters[exact] & ~kernel.USED, self.rules_tables)
+        return canonical_movers, canonical_waiters, lo[exact].astype(np.int16), work[exact].astype(np.int8)
 
     def preload(self, movers: np.ndarray, waiters: np.ndarray, scores: np.ndarray) -> None:
         """Put exact scores proved before into the table (canonical pairs, as `proved`
-        gives them); they are marked so that `proved` leaves them out."""
+        gives them); they are marked so that `proved` leaves them out. Later searches
+        meet them at positions whose table form is canonical, and every analysis looks
+        its moves up in canonical form too (`known`), so a position probed again is
+        answered from them."""
         kernel.tt_preload(*self.tt, np.ascontiguousarray(movers, np.uint64),
                           np.ascontiguousarray(waiters, np.uint64), np.ascontiguousarray(scores, np.int16),
                           PRELOADED_WORK, self.state)

@@ -4,8 +4,11 @@ One call of `search` is one fail-soft alpha-beta search of a window, depth-first
 end of the game, on scores that encode remoteness (``WIN_SCORE - r`` for a win in ``r``
 plies, ``-(WIN_SCORE - r)`` for a loss in ``r``, 0 for a draw), so that the winner
 hurries and the loser holds out as in the tables. Positions are (mover, waiter)
-bitboards in canonical orientation: the smallest image over the board's symmetries,
-colours relative to the side to move (the rules are colour-symmetric, RULES.md 2.7).
+bitboards keyed by their table form (`table_pair`): near the start of the game the
+canonical orientation (the smallest image over the board's symmetries), later the
+position as it stands, since two symmetric images of one position rarely meet in one
+search once a few stones are down and canonical forms cost a third of the search's time;
+colours are relative to the side to move (the rules are colour-symmetric, RULES.md 2.7).
 
 Cycles (graph-history interaction): a position met again on the current path scores 0,
 and every result carries the lowest path index of a repetition it relied on. A result
@@ -37,8 +40,10 @@ USED = U64(1) << U64(63)
 CLOCK_EVERY = 4095
 
 # state array slots
-NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY = range(7)
-STATE_SLOTS = 7
+NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY, CANON_EMPTY = range(8)
+STATE_SLOTS = 8
+#: The table form of a position with at least CANON_EMPTY empty cells is its canonical
+#: form; with fewer, the position itself (the driver sets CANON_EMPTY from the board).
 #: Below this many empty cells moves are ordered by the opponent's open cells (a cheap
 #: superset of their replies) instead of their exact number of replies.
 DEFAULT_MOBILITY_EMPTY = 12
@@ -70,6 +75,25 @@ def canonical_pair(mover, waiter, t):
     """The canonical (mover, waiter) image: the smallest mover, then the smallest waiter."""
     w, m = compiled.canonical(waiter, mover, t)
     return m, w
+
+
+@njit(cache=True)
+def table_pair(mover, waiter, t, canon_empty):
+    """The form of (mover, waiter) the table keys it by: canonical with at least
+    ``canon_empty`` empty cells, else as it stands."""
+    if compiled.popcount(t.full & ~(mover | waiter)) >= canon_empty:
+        return canonical_pair(mover, waiter, t)
+    return mover, waiter
+
+
+@njit(cache=True)
+def canonical_pairs(movers, waiters, t):
+    """The canonical images of arrays of (mover, waiter) pairs."""
+    out_m = np.empty_like(movers)
+    out_w = np.empty_like(waiters)
+    for i in range(movers.shape[0]):
+        out_m[i], out_w[i] = canonical_pair(movers[i], waiters[i], t)
+    return out_m, out_w
 
 
 @njit(cache=True, inline="always")
@@ -164,13 +188,13 @@ def clock_now(nodes, depth):
 
 @njit(cache=True)
 def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
-    """Fail-soft alpha-beta of (mover, waiter) (canonical) in the window (alpha, beta).
+    """Fail-soft alpha-beta of (mover, waiter) (in table form) in the window (alpha, beta).
 
     Returns (score, lowest path index of a repetition the score relied on, or MAX_PLY).
-    ``ply`` is the path index of this position; ``last_capture`` the path index of the
+    ``ply`` is the path index of this position (in table form); ``last_capture`` the path index of the
     latest position reached by a capture (-1 if none): only positions before it can repeat.
 
-    Children are generated as plain bitboards, each then brought to its canonical form and
+    Children are generated as plain bitboards, each then brought to its table form and
     looked up in the table first (enhanced transposition cut-off); from ``MOBILITY_EMPTY``
     empty cells on, moves are ordered by the opponent's number of replies (fewest first),
     below it by the opponent's open cells.
@@ -246,7 +270,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             key += (64 - compiled.popcount(replies)) << 24
         elif state[MOBILITY]:
             key += (64 - compiled.popcount(open_cells)) << 24
-        w, m = compiled.canonical(ws[i], ms[i], t)
+        m, w = table_pair(ms[i], ws[i], t, state[CANON_EMPTY])
         ms[i] = m
         ws[i] = w
         child = tt_find(tt_m, tt_w, m, w)

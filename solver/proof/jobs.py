@@ -67,7 +67,9 @@ EXACT_TABLE_BYTES = 1 << 28
 def _exact_search(board: str, rules: str) -> Any:
     from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
 
-    return ExactSearch(_game(board, rules), table_bytes=EXACT_TABLE_BYTES)
+    game = _game(board, rules)
+    # jobs are early positions: merging symmetric images everywhere pays (BENCHMARKS.md)
+    return ExactSearch(game, table_bytes=EXACT_TABLE_BYTES, canonical_stones=game.board.size)
 
 
 def exact_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Outcome | None, int]:

@@ -21,6 +21,7 @@ valuable entries and never grows.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -38,8 +39,10 @@ from tablebase.solver.probe import MoveOutcome, Outcome, ProbeResult, probe_many
 
 #: Default size limit of the in-memory transposition table.
 DEFAULT_TABLE_BYTES = 1 << 30
-#: Bytes per table entry (two keys, two bounds, a move, a work estimate).
-ENTRY_BYTES = 8 + 8 + 2 + 2 + 1 + 1
+#: Bytes per table entry (two key words and a data word: bounds, a move, a work estimate).
+ENTRY_BYTES = 8 + 8 + 8
+#: Threads an analysis searches its moves on by default (one per core, at most two).
+DEFAULT_THREADS = max(1, min(2, os.cpu_count() or 1))
 #: Largest board the search handles (one colour's stones in a 64-bit word, a spare bit).
 MAX_CELLS = 62
 #: Positions with at most this many stones are keyed by their canonical form, later ones
@@ -133,12 +136,39 @@ def _interruptible() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+class _Worker:
+    """One thread's part of a search: its own line, move buffers, history and counters;
+    the table, the budget's deadline and the stop flag are the search's, shared."""
+
+    def __init__(self, rules_tables: object, tt: np.ndarray, control: np.ndarray, deadline: np.ndarray,
+                 index: int) -> None:
+        p, m = kernel.MAX_PLY, kernel.MAX_MOVES
+        self.index = index
+        self.state = np.zeros(kernel.STATE_SLOTS, np.int64)
+        self.ctx = (rules_tables, tt, control, np.zeros(p, np.uint64), np.zeros(p, np.uint64),
+                    np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
+                    np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
+                    self.state, deadline, np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
+
+    def reset(self, budget: Budget, mobility: bool, mobility_empty: int, canon_empty: int) -> None:
+        self.state[:] = 0
+        self.state[kernel.THREAD] = self.index
+        self.state[kernel.MOBILITY] = mobility
+        self.state[kernel.MOBILITY_EMPTY] = mobility_empty
+        self.state[kernel.CANON_EMPTY] = canon_empty
+        self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
+
+    def window(self, m: int, w: int, alpha: int, beta: int) -> int | None:
+        score, _ = kernel.search(np.uint64(m), np.uint64(w), alpha, beta, 0, 0, self.ctx)
+        return None if self.state[kernel.ABORTED] else int(score)
+
+
 class ExactSearch:
     """The exact search for one ruleset and board; its transposition table lives as long
     as the object, so later analyses reuse what earlier ones proved."""
 
     def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True,
-                 canonical_stones: int = CANONICAL_STONES) -> None:
+                 canonical_stones: int = CANONICAL_STONES, threads: int = DEFAULT_THREADS) -> None:
         self.mobility = mobility
         self._searching: Position | None = None
         self.mobility_empty = kernel.DEFAULT_MOBILITY_EMPTY
@@ -151,15 +181,15 @@ class ExactSearch:
         self.canon_empty = max(0, game.board.size - canonical_stones)
         entries = 1 << max(10, (max(table_bytes, 1024 * ENTRY_BYTES) // ENTRY_BYTES).bit_length() - 1)
         self.table_entries = entries
-        self.tt = (np.zeros(entries, np.uint64), np.zeros(entries, np.uint64), np.zeros(entries, np.int16),
-                   np.zeros(entries, np.int16), np.zeros(entries, np.int8), np.zeros(entries, np.int8))
-        p, m = kernel.MAX_PLY, kernel.MAX_MOVES
-        self.state = np.zeros(kernel.STATE_SLOTS, np.int64)
+        #: the table (`kernel.tt_find`): key words ``m ^ data``, ``(w | USED) ^ data``, data
+        self.tt = np.zeros((entries, 3), np.uint64)
+        self.threads = max(1, threads)
+        self.control = np.zeros(kernel.CONTROL_NODES + self.threads, np.int64)
         self.deadline = np.zeros(1, np.float64)
-        self.ctx = (self.rules_tables, *self.tt, np.zeros(p, np.uint64), np.zeros(p, np.uint64),
-                    np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
-                    np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
-                    self.state, self.deadline, np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
+        self._workers = [_Worker(self.rules_tables, self.tt, self.control, self.deadline, k)
+                         for k in range(self.threads)]
+        #: the first thread's counters (every search but an analysis runs on it alone)
+        self.state = self._workers[0].state
 
     # -- keys ------------------------------------------------------------------------
 
@@ -177,9 +207,9 @@ class ExactSearch:
         """The exact score the table holds for ``pos`` under its table form or, for
         results loaded from a file, its canonical form."""
         for m, w in {self.table_pair(pos), self.canonical_pair(pos)}:
-            entry = kernel.tt_find(self.tt[0], self.tt[1], np.uint64(m), np.uint64(w))
-            if entry >= 0 and self.tt[2][entry] == self.tt[3][entry]:
-                return int(self.tt[2][entry])
+            entry, data = kernel.tt_find(self.tt, np.uint64(m), np.uint64(w))
+            if entry >= 0 and kernel.data_lo(data) == kernel.data_hi(data):
+                return int(kernel.data_lo(data))
         return None
 
     def known(self, pos: Position) -> Outcome | None:
@@ -191,19 +221,22 @@ class ExactSearch:
         """Put a proved result (from a stored table) into the in-memory table."""
         m, w = self.table_pair(pos)
         score = score_of_outcome(outcome)
-        kernel.tt_store(*self.tt, np.uint64(m), np.uint64(w), score, score, -1, 60, self.state)
+        kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), score, score, -1, 60, self.state)
 
     # -- search ----------------------------------------------------------------------
 
     def _window(self, m: int, w: int, alpha: int, beta: int) -> int | None:
         with _interruptible():
-            score, _ = kernel.search(np.uint64(m), np.uint64(w), alpha, beta, 0, 0, self.ctx)
-        return None if self.state[kernel.ABORTED] else int(score)
+            return self._workers[0].window(m, w, alpha, beta)
 
     def score(self, pos: Position, guess: int = 0) -> int | None:
         """The exact score of ``pos`` (MTD(f) from the first ``guess``), or None when the
         budget ran out. A good guess saves null-window searches, never changes the answer."""
         self._searching = pos
+        with _interruptible():
+            return self._mtd(self._workers[0], pos, guess)
+
+    def _mtd(self, worker: _Worker, pos: Position, guess: int) -> int | None:
         stored = self._stored_score(pos)
         if stored is not None:
             return stored
@@ -211,7 +244,7 @@ class ExactSearch:
         lower, upper = -kernel.INF, kernel.INF
         while lower < upper:
             beta = guess + 1 if guess == lower else guess
-            g = self._window(m, w, beta - 1, beta)
+            g = worker.window(m, w, beta - 1, beta)
             if g is None:
                 return None
             if g < beta:
@@ -223,11 +256,9 @@ class ExactSearch:
 
     def _start(self, budget: Budget, progress: Progress | None) -> float:
         started = time.perf_counter()
-        self.state[:] = 0
-        self.state[kernel.MOBILITY] = self.mobility
-        self.state[kernel.MOBILITY_EMPTY] = self.mobility_empty
-        self.state[kernel.CANON_EMPTY] = self.canon_empty
-        self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
+        self.control[:] = 0
+        for worker in self._workers:
+            worker.reset(budget, self.mobility, self.mobility_empty, self.canon_empty)
         self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds
         last = [started]
 
@@ -251,13 +282,13 @@ class ExactSearch:
         seen = set()
         while len(line) < limit:
             m, w = self.table_pair(pos)
-            entry = kernel.tt_find(self.tt[0], self.tt[1], np.uint64(m), np.uint64(w))
-            if entry < 0 or self.tt[4][entry] < 0 or (m, w) in seen:
+            entry, data = kernel.tt_find(self.tt, np.uint64(m), np.uint64(w))
+            if entry < 0 or kernel.data_move(data) < 0 or (m, w) in seen:
                 break
             seen.add((m, w))
             symmetry = next(s for s in range(len(board.symmetries))
                             if board.transform(pos.mover, s) == m and board.transform(pos.waiter, s) == w)
-            cell = board.symmetries[symmetry].index(int(self.tt[4][entry]))
+            cell = board.symmetries[symmetry].index(int(kernel.data_move(data)))
             if cell not in self.game.legal_moves(pos):
                 break
             line.append(cell)
@@ -272,33 +303,64 @@ class ExactSearch:
         score = self.score(pos)
         return None if score is None else outcome_of_score(score)
 
+    def _scores(self, positions: Sequence[Position]) -> list[int | None]:
+        """The exact scores of ``positions`` (None: unknown), searched on `threads` threads
+        at once that share the table, each taking the next position not yet taken; the
+        scores do not depend on it. Call `_start` first: the budget holds for them all."""
+        scores: list[int | None] = [None] * len(positions)
+        todo = iter(range(len(positions)))
+        taking = threading.Lock()
+        failures: list[BaseException] = []
+
+        def run(worker: _Worker) -> None:
+            guess = 0  # siblings tend to have close scores: start each MTD(f) at the previous one
+            try:
+                while not self.control[kernel.STOP]:
+                    with taking:
+                        i = next(todo, None)
+                    if i is None:
+                        return
+                    score = self._mtd(worker, positions[i], guess)
+                    if score is None:
+                        return
+                    scores[i] = guess = score
+            except BaseException as error:  # re-raised by the calling thread
+                failures.append(error)
+                self.control[kernel.STOP] = 1
+
+        helpers = [threading.Thread(target=run, args=(worker,), daemon=True)
+                   for worker in self._workers[1:len(positions)]]
+        with _interruptible():
+            for helper in helpers:
+                helper.start()
+            run(self._workers[0])
+            for helper in helpers:
+                helper.join()
+        if failures:
+            raise failures[0]
+        return scores
+
     def analyse(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Analysis:
-        """Value and remoteness of ``pos`` and of every move, best first (unknown: None)."""
+        """Value and remoteness of ``pos`` and of every move, best first (unknown: None).
+        The moves are searched on `threads` threads at once (`_scores`)."""
         started = self._start(budget, progress)
         game = self.game
+        self._searching = pos
         children = game.children(pos)
-        outcomes: list[Outcome] = []
-        guess = 0
-        for move, child in children:
-            if not game.moves(child):
-                outcomes.append(Outcome(LOSS, 0))
-                continue
-            # siblings tend to have close scores: start each MTD(f) at the previous one
-            score = self.score(child, guess)
-            if score is None:
-                break
-            guess = score
-            outcomes.append(outcome_of_score(score))
+        playing = [i for i, (_, child) in enumerate(children) if game.moves(child)]
+        outcomes: list[Outcome | None] = [Outcome(LOSS, 0)] * len(children)  # moves that end the game
+        for i, score in zip(playing, self._scores([children[i][1] for i in playing])):
+            outcomes[i] = None if score is None else outcome_of_score(score)
         seconds = time.perf_counter() - started
-        nodes = int(self.state[kernel.NODES])
-        if len(outcomes) < len(children):
-            return Analysis(game.format(pos), pos.to_move, None, None, nodes, seconds, len(outcomes))
+        nodes = self.searched()
+        settled = sum(outcome is not None for outcome in outcomes)
+        if settled < len(children):
+            return Analysis(game.format(pos), pos.to_move, None, None, nodes, seconds, settled)
         moves = [MoveOutcome(move.cell, game.move_name(move.cell), outcome.for_mover())
-                 for (move, _), outcome in zip(children, outcomes)]
+                 for (move, _), outcome in zip(children, outcomes) if outcome is not None]
         moves.sort(key=lambda m: (m.outcome.preference(), m.cell))
         outcome = moves[0].outcome if moves else Outcome(LOSS, 0)
         return Analysis(game.format(pos), pos.to_move, outcome, moves, nodes, seconds, len(moves))
-
 
     def principal_variation(self, pos: Position, budget: Budget = Budget(), limit: int = 400) -> list[int]:
         """The cells of the principal variation from ``pos``: at each ply the lowest-numbered
@@ -348,10 +410,14 @@ class ExactSearch:
         work estimate (log2 of the positions their proof searched) is at least
         ``min_work``, leaving out those `preload` put there: (movers, waiters, scores,
         work), the canonical pair of each position and its score (see `outcome_of_score`)."""
-        movers, waiters, lo, hi, _, work = self.tt
-        exact = (waiters != 0) & (lo == hi) & (work >= min_work) & (work < PRELOADED_WORK)
+        key_m, key_w, data = self.tt[:, 0], self.tt[:, 1], self.tt[:, 2]
+        waiters = key_w ^ data
+        lo = (data & np.uint64(0xFFFF)).astype(np.int64) - 32768
+        hi = ((data >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.int64) - 32768
+        work = ((data >> np.uint64(40)) & np.uint64(0xFF)).astype(np.int64)
+        exact = ((waiters & kernel.USED) != 0) & (lo == hi) & (work >= min_work) & (work < PRELOADED_WORK)
         canonical_movers, canonical_waiters = kernel.canonical_pairs(
-            movers[exact], waiters[exact] & ~kernel.USED, self.rules_tables)
+            key_m[exact] ^ data[exact], waiters[exact] & ~kernel.USED, self.rules_tables)
         return canonical_movers, canonical_waiters, lo[exact].astype(np.int16), work[exact].astype(np.int8)
 
     def preload(self, movers: np.ndarray, waiters: np.ndarray, scores: np.ndarray) -> None:
@@ -360,13 +426,13 @@ class ExactSearch:
         meet them at positions whose table form is canonical, and every analysis looks
         its moves up in canonical form too (`known`), so a position probed again is
         answered from them."""
-        kernel.tt_preload(*self.tt, np.ascontiguousarray(movers, np.uint64),
+        kernel.tt_preload(self.tt, np.ascontiguousarray(movers, np.uint64),
                           np.ascontiguousarray(waiters, np.uint64), np.ascontiguousarray(scores, np.int16),
                           PRELOADED_WORK, self.state)
 
     def searched(self) -> int:
-        """Positions the latest analysis (or lookup call) searched."""
-        return int(self.state[kernel.NODES])
+        """Positions the latest analysis (or lookup call) searched, on all threads."""
+        return sum(int(worker.state[kernel.NODES]) for worker in self._workers)
 
     def position_of_pair(self, mover: int, waiter: int) -> Position:
         """A position of a (mover, waiter) pair, Black to move (the rules are
@@ -377,7 +443,8 @@ class ExactSearch:
 class SearchLookup:
     """A `solver.probe.Lookup` answering canonical game keys by an exact search; the
     budget holds for each call as a whole (a probe: a position and its children, which
-    are searched first so the position itself comes from their results). Past the budget
+    are searched first, on the search's threads, so the position itself comes quickly from
+    their results). Past the budget
     the remaining keys are None (unknown). `line` gives a principal variation at the cost
     of one null-window test per move tried (`ExactSearch.principal_variation`)."""
 
@@ -389,21 +456,19 @@ class SearchLookup:
     def __call__(self, keys: Sequence[int]) -> list[Outcome | None]:
         search = self.search
         search._start(self.budget, self.progress)
-        found: dict[int, Outcome | None] = {}
-        guess = 0
-        for key in reversed(keys):
-            if key in found:
-                continue
-            pos = search.game.from_key(key)
-            if not search.game.moves(pos):
-                found[key] = Outcome(LOSS, 0)
-                continue
-            score = search.score(pos, guess)
+        unique = list(dict.fromkeys(reversed(keys)))  # a probe's children first, its position last
+        positions = {key: search.game.from_key(key) for key in unique}
+        found: dict[int, Outcome | None] = {key: Outcome(LOSS, 0) for key, pos in positions.items()
+                                            if not search.game.moves(pos)}
+        playing = [key for key in unique if key not in found]
+        if playing:
+            search._searching = positions[playing[-1]]
+        # the last one (a probe's position) once the others are in the table: it is then quick
+        scores = search._scores([positions[key] for key in playing[:-1]])
+        scores += search._scores([positions[key] for key in playing[-1:]])
+        for key, score in zip(playing, scores):
             found[key] = None if score is None else outcome_of_score(score)
-            if score is None:
-                break
-            guess = score
-        return [found.get(key) for key in keys]
+        return [found[key] for key in keys]
 
     def line(self, pos: Position) -> list[int]:
         """The principal variation's cells from ``pos`` (shorter past the budget)."""

@@ -40,8 +40,11 @@ USED = U64(1) << U64(63)
 CLOCK_EVERY = 4095
 
 # state array slots
-NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY, CANON_EMPTY = range(8)
-STATE_SLOTS = 8
+NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY, CANON_EMPTY, THREAD = range(9)
+STATE_SLOTS = 9
+# control array slots, shared by the threads of one analysis: a stop flag, then each
+# thread's node count as of its latest look at the clock
+STOP, CONTROL_NODES = range(2)
 #: The table form of a position with at least CANON_EMPTY empty cells is its canonical
 #: form; with fewer, the position itself (the driver sets CANON_EMPTY from the board).
 #: Below this many empty cells moves are ordered by the opponent's open cells (a cheap
@@ -103,51 +106,85 @@ def slot_of(m, w, mask):
     return int(h & mask) & ~3
 
 
+@njit(cache=True, inline="always")
+def pack(lo, hi, move, work):
+    """One table entry's data word: both bounds, the best move (-1: none), the work."""
+    return (U64(lo + 32768) | (U64(hi + 32768) << U64(16)) | (U64(move + 128) << U64(32))
+            | (U64(work) << U64(40)))
+
+
+@njit(cache=True, inline="always")
+def data_lo(d):
+    return np.int64(d & U64(0xFFFF)) - 32768
+
+
+@njit(cache=True, inline="always")
+def data_hi(d):
+    return np.int64((d >> U64(16)) & U64(0xFFFF)) - 32768
+
+
+@njit(cache=True, inline="always")
+def data_move(d):
+    return np.int64((d >> U64(32)) & U64(0xFF)) - 128
+
+
+@njit(cache=True, inline="always")
+def data_work(d):
+    return np.int64((d >> U64(40)) & U64(0xFF))
+
+
 @njit(cache=True)
-def tt_find(tt_m, tt_w, m, w):
-    """Index of the entry of (m, w), or -1."""
-    mask = U64(tt_m.shape[0] - 1)
+def tt_find(tt, m, w):
+    """(index, data word) of the entry of (m, w), or (-1, 0).
+
+    An entry is a row of three words, ``m ^ data``, ``(w | USED) ^ data`` and ``data``
+    (four neighbouring rows make a slot's bucket, two cache lines), so that
+    several threads may share the table without locks: an entry torn by a concurrent
+    write no longer matches its key and reads as missing, never as another position's
+    bounds (the scheme of lockless hashing in chess programs)."""
+    mask = U64(tt.shape[0] - 1)
     base = slot_of(m, w, mask)
     ww = w | USED
     for i in range(base, base + 4):
-        if tt_w[i] == ww and tt_m[i] == m:
-            return i
-    return -1
+        d = tt[i, 2]
+        if (tt[i, 1] ^ d) == ww and (tt[i, 0] ^ d) == m:
+            return i, d
+    return -1, U64(0)
 
 
 @njit(cache=True)
-def tt_store(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, m, w, lo, hi, move, work, state):
-    mask = U64(tt_m.shape[0] - 1)
+def tt_store(tt, m, w, lo, hi, move, work, state):
+    """Store bounds of (m, w), tightening an entry already there; a new entry replaces
+    the least-work one of its four slots (a slot whose words do not match is free)."""
+    mask = U64(tt.shape[0] - 1)
     base = slot_of(m, w, mask)
     ww = w | USED
     victim = -1
     least = 1 << 30
     for i in range(base, base + 4):
-        if tt_w[i] == ww and tt_m[i] == m:
-            if lo > tt_lo[i]:
-                tt_lo[i] = lo
-            if hi < tt_hi[i]:
-                tt_hi[i] = hi
-            if move >= 0:
-                tt_move[i] = move
-            if work > tt_work[i]:
-                tt_work[i] = work
+        d = tt[i, 2]
+        key_w = tt[i, 1] ^ d
+        if key_w == ww and (tt[i, 0] ^ d) == m:
+            old_move = data_move(d)
+            d = pack(max(lo, data_lo(d)), min(hi, data_hi(d)), move if move >= 0 else old_move,
+                     max(work, data_work(d)))
+            tt[i, 0] = m ^ d
+            tt[i, 1] = ww ^ d
+            tt[i, 2] = d
             return
-        if tt_w[i] == U64(0):
+        if not (key_w & USED):
             if least > -1:
                 least = -1
                 victim = i
-        elif tt_work[i] < least:
-            least = tt_work[i]
+        elif data_work(d) < least:
+            least = data_work(d)
             victim = i
-    if tt_w[victim] == U64(0):
+    if least == -1:
         state[STORED] += 1
-    tt_m[victim] = m
-    tt_w[victim] = ww
-    tt_lo[victim] = lo
-    tt_hi[victim] = hi
-    tt_move[victim] = move
-    tt_work[victim] = work
+    d = pack(lo, hi, move, work)
+    tt[victim, 0] = m ^ d
+    tt[victim, 1] = ww ^ d
+    tt[victim, 2] = d
 
 
 @njit(cache=True, inline="always")
@@ -186,7 +223,7 @@ def clock_now(nodes, depth):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     """Fail-soft alpha-beta of (mover, waiter) (in table form) in the window (alpha, beta).
 
@@ -199,7 +236,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     empty cells on, moves are ordered by the opponent's number of replies (fewest first),
     below it by the opponent's open cells.
     """
-    (t, tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work,
+    (t, tt, control,
      path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history, state, deadline,
      work_buf) = ctx
     state[NODES] += 1
@@ -207,8 +244,14 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     if ply > state[MAXDEPTH]:
         state[MAXDEPTH] = ply
     if (state[NODES] & CLOCK_EVERY) == 0:
-        if state[NODES] >= state[NODE_LIMIT] or clock_now(state[NODES], ply) > deadline[0]:
+        # the threads of one analysis share the node budget and stop together
+        control[CONTROL_NODES + state[THREAD]] = state[NODES]
+        total = 0
+        for k in range(CONTROL_NODES, control.shape[0]):
+            total += control[k]
+        if control[STOP] or total >= state[NODE_LIMIT] or clock_now(total, ply) > deadline[0]:
             state[ABORTED] = 1
+            control[STOP] = 1
     if state[ABORTED] or ply >= MAX_PLY - 1:
         state[ABORTED] = 1
         return 0, MAX_PLY
@@ -218,16 +261,16 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     for i in range(last_capture):
         if path_m[i] == mover and path_w[i] == waiter:
             return 0, i
-    entry = tt_find(tt_m, tt_w, mover, waiter)
+    entry, data = tt_find(tt, mover, waiter)
     tt_best = -1
     if entry >= 0:
-        lo = tt_lo[entry]
-        hi = tt_hi[entry]
+        lo = data_lo(data)
+        hi = data_hi(data)
         if lo >= beta or lo == hi:
-            return int(lo), MAX_PLY
+            return lo, MAX_PLY
         if hi <= alpha:
-            return int(hi), MAX_PLY
-        tt_best = int(tt_move[entry])
+            return hi, MAX_PLY
+        tt_best = data_move(data)
     # every position scores at most a win in 1 (a finished game: a loss in 0)
     if alpha >= WIN_SCORE - 1:
         return WIN_SCORE - 1, MAX_PLY
@@ -240,8 +283,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     # raw children: ws[i] the stones of the side that moved, ms[i] the opponent's after capture
     count = compiled._children_into(mover, waiter, t, work, cells, ws, ms)
     if count == 0:
-        tt_store(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, mover, waiter,
-                 -WIN_SCORE, -WIN_SCORE, -1, 0, state)
+        tt_store(tt, mover, waiter, -WIN_SCORE, -WIN_SCORE, -1, 0, state)
         return -WIN_SCORE, MAX_PLY
     # a game not over lasts at least 2 more plies if lost
     if beta <= -(WIN_SCORE - 2):
@@ -257,8 +299,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             open_cells |= after_empty & compiled._neighbours(ms[i], t.nbr)
         if open_cells == U64(0):
             # the opponent has no move: a win in 1, the best score there is
-            tt_store(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, mover, waiter,
-                     WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
+            tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
             return WIN_SCORE - 1, MAX_PLY
         caps[i] = 1 if compiled.popcount(ms[i]) < stones else 0
         key = min(history[cells[i]], (1 << 19)) + (1 << 20 if caps[i] else 0)
@@ -273,14 +314,15 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
         m, w = table_pair(ms[i], ws[i], t, state[CANON_EMPTY])
         ms[i] = m
         ws[i] = w
-        child = tt_find(tt_m, tt_w, m, w)
+        child, child_data = tt_find(tt, m, w)
         if child >= 0:
-            bound = from_child(int(tt_hi[child]))  # the child's upper bound is our lower bound
+            child_hi = data_hi(child_data)
+            bound = from_child(child_hi)  # the child's upper bound is our lower bound
             if bound >= beta:
                 return bound, MAX_PLY
-            if tt_hi[child] < 0:
+            if child_hi < 0:
                 key += 1 << 42  # a proved loss for the opponent: try it first
-            elif tt_lo[child] > 0:
+            elif data_lo(child_data) > 0:
                 key -= 1 << 42  # a proved win for the opponent: try it last
         order[i] = key
     best = -INF
@@ -317,16 +359,16 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     if rep >= ply:
         lo = best if best > alpha else -INF
         hi = best if best < beta else INF
-        tt_store(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, mover, waiter,
-                 lo, hi, best_cell, log2_work(state[NODES] - nodes_before), state)
+        tt_store(tt, mover, waiter, lo, hi, best_cell,
+                 log2_work(state[NODES] - nodes_before), state)
     return best, rep
 
 
 @njit(cache=True)
-def tt_preload(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, movers, waiters, scores, work, state):
+def tt_preload(tt, movers, waiters, scores, work, state):
     """Store exact scores (proved before, e.g. read from a file) in the table, each with
     the work estimate ``work``; an entry already present keeps its bounds (the tighter
     ones win) and takes the larger work."""
     for i in range(movers.shape[0]):
         s = int(scores[i])
-        tt_store(tt_m, tt_w, tt_lo, tt_hi, tt_move, tt_work, movers[i], waiters[i], s, s, -1, work, state)
+        tt_store(tt, movers[i], waiters[i], s, s, -1, work, state)

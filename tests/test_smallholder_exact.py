@@ -186,6 +186,53 @@ def test_budgets_answer_unknown() -> None:
     assert answer.outcome is None and answer.moves is None and not answer.exact
 
 
+def test_node_budget_is_shared_by_the_threads() -> None:
+    """Two threads spend one budget between them (to within a clock interval each)."""
+    from tablebase.solver.smallholder_exact_kernel import CLOCK_EVERY
+
+    game = Smallholder("hex4", "nibbler")
+    search = ExactSearch(game, table_bytes=TABLE, threads=2)
+    answer = search.analyse(game.start(), Budget(nodes=200_000))
+    assert answer.outcome is None
+    assert 200_000 <= answer.nodes <= 200_000 + 2 * (CLOCK_EVERY + 1)
+
+
+def test_threads_give_the_same_answers() -> None:
+    """One thread and two threads sharing the table: the same analysis of hex4
+    middlegame positions (the moves' values and remoteness, the order)."""
+    game = Smallholder("hex4", "nibbler")
+    found = [p for p in playout_positions(game, random.Random(21), 12) if empty_cells(game, p) == 14]
+    for pos in found[:4]:
+        one = ExactSearch(game, table_bytes=TABLE, threads=1).analyse(pos)
+        two = ExactSearch(game, table_bytes=TABLE, threads=2).analyse(pos)
+        assert one.exact and two.exact
+        assert one.as_json()["moves"] == two.as_json()["moves"], game.format(pos)
+
+
+def test_torn_table_entry_reads_as_missing() -> None:
+    """Threads share the table without locks: an entry whose words come from two writes
+    (one thread reading while another writes) must not match, whichever word is stale."""
+    from tablebase.solver import smallholder_exact_kernel as kernel
+
+    search = ExactSearch(Smallholder("hex4", "nibbler"), table_bytes=TABLE)
+    state = np.zeros(kernel.STATE_SLOTS, np.int64)
+    m, w = np.uint64(0b1011), np.uint64(0b110000)
+    kernel.tt_store(search.tt, m, w, -5, 7, 3, 2, state)
+    entry, data = kernel.tt_find(search.tt, m, w)
+    assert entry >= 0 and (kernel.data_lo(data), kernel.data_hi(data), kernel.data_move(data)) == (-5, 7, 3)
+    before = search.tt[entry].copy()
+    kernel.tt_store(search.tt, m, w, 1, 5, 4, 2, state)  # the same entry, tightened
+    after = search.tt[entry].copy()
+    assert after[2] != before[2]
+    for stale in range(3):
+        torn = after.copy()
+        torn[stale] = before[stale]
+        search.tt[entry] = torn
+        assert kernel.tt_find(search.tt, m, w)[0] == -1, stale
+    search.tt[entry] = after
+    assert kernel.tt_find(search.tt, m, w)[0] == entry
+
+
 @pytest.mark.exhaustive
 @pytest.mark.parametrize("name", RULESETS)
 def test_agrees_with_hex3_tables(name: str) -> None:

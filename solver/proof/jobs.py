@@ -74,12 +74,11 @@ def _exact_search(board: str, rules: str) -> Any:
 
 def exact_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Outcome | None, int]:
     """The compiled exact search, stopped after ``node_budget`` positions."""
-    from tablebase.solver import smallholder_exact_kernel as kernel
     from tablebase.solver.smallholder_exact import Budget
 
     search = _exact_search(game.board.name, game.rules.spec)
     outcome = search.solve(pos, Budget(nodes=node_budget))
-    return outcome, int(search.state[kernel.NODES])
+    return outcome, search.searched()
 
 
 @functools.cache

@@ -52,6 +52,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +63,8 @@ from sqlite_utils import Database
 
 SCHEMA_VERSION = 2
 BLOCK_SIZE = 1 << 12
+#: A tier of at least this many blocks is compressed on several threads.
+PARALLEL_BLOCKS = 64
 BLOCK_CACHE = 1024  # decoded blocks kept in memory for repeated probes (about 37 MB)
 #: The columns of ``solved_tables`` and ``tiers`` in stored order; ``record_checksum`` follows.
 TABLE_COLUMNS = ("id", "game", "rules", "rules_version", "solver_version", "payload_dtype", "status", "positions",
@@ -520,14 +523,22 @@ class TablebaseStore:
             raise ValueError(f"tier {tier}: {len(keys)} keys but {len(payload)} payload entries")
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
         payload = np.ascontiguousarray(payload)
-        rows = []
-        for block, start in enumerate(range(0, len(keys), BLOCK_SIZE)):
+
+        def block_row(block: int) -> tuple:
+            start = block * BLOCK_SIZE
             part = keys[start:start + BLOCK_SIZE]
             keys_blob = zlib.compress(np.diff(part).astype("<u8").tobytes(), 6)
             payload_blob = zlib.compress(payload[start:start + BLOCK_SIZE].tobytes(), 6)
             first_key = int(part[0])
-            rows.append((table_id, tier, block, first_key, len(part), keys_blob, payload_blob,
-                         block_checksum(table_id, tier, block, first_key, len(part), keys_blob, payload_blob)))
+            return (table_id, tier, block, first_key, len(part), keys_blob, payload_blob,
+                    block_checksum(table_id, tier, block, first_key, len(part), keys_blob, payload_blob))
+
+        blocks = range(-(-len(keys) // BLOCK_SIZE))
+        if len(blocks) < PARALLEL_BLOCKS:
+            rows = [block_row(block) for block in blocks]
+        else:  # zlib releases the interpreter lock: the blocks compress on every core
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                rows = list(pool.map(block_row, blocks, chunksize=16))
         record = [table_id, tier, len(keys), len(rows), float(seconds), tier_checksum(keys, payload)]
         with self.transaction():
             self.db.execute("DELETE FROM blocks WHERE table_id = ? AND tier = ?", [table_id, tier])

@@ -20,6 +20,8 @@ next bit for a win of the side to move, the top bit for a draw.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
@@ -44,8 +46,27 @@ REMOTENESS_MASK = layout(PAYLOAD_DTYPE)[2]
 #: Frontier positions expanded at once (bounds the temporary arrays of one ply).
 EXPAND_SLICE = 1 << 18
 
+#: Arrays at least this long are sorted on two cores (`sort_in_place`).
+PARALLEL_SORT = 1 << 20
+
 #: progress(stage, step, positions so far): stage "enumerate" (step = ply) or "solve" (step = level)
 Progress = Callable[[str, int, int], None]
+
+
+def sort_in_place(keys: np.ndarray) -> None:
+    """Sort ``keys`` in place; a long array on two cores: each half sorted on its own
+    thread (numpy's sort releases the interpreter lock), then the halves merged."""
+    from tablebase.solver.smallholder_kernels import merge_into
+
+    if len(keys) < PARALLEL_SORT or (os.cpu_count() or 1) < 2:
+        keys.sort()
+        return
+    half = len(keys) // 2
+    other = threading.Thread(target=keys[:half].sort)
+    other.start()
+    keys[half:].sort()
+    other.join()
+    merge_into(keys, half, keys[half:].copy())
 
 
 @dataclass(frozen=True)
@@ -113,7 +134,7 @@ def enumerate_graph(board: Board, rules: Rules, progress: Progress | None = None
                 raise ValueError(f"{len(child_keys):,} moves in one slice of {board.name}: too many to pack")
             packed = child_keys << U64(edge_bits) | np.arange(len(child_keys), dtype=U64)
             del child_keys
-            packed.sort()
+            sort_in_place(packed)
             at = len(edges)
             edges.resize(at + len(packed), refcheck=False)
             fresh = resolve_children(packed, edge_bits, visited, id_bits, total, edges[at:])

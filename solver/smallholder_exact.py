@@ -137,7 +137,7 @@ def _interruptible() -> Iterator[None]:
 
 
 class _Worker:
-    """One thread's part of a search: its own line, move buffers, history and counters;
+    """One thread's part of a search: its own line, move buffers, history, killers, counters;
     the table, the budget's deadline and the stop flag are the search's, shared."""
 
     def __init__(self, rules_tables: object, tt: np.ndarray, control: np.ndarray, deadline: np.ndarray,
@@ -148,7 +148,7 @@ class _Worker:
         self.ctx = (rules_tables, tt, control, np.zeros(p, np.uint64), np.zeros(p, np.uint64),
                     np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
                     np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
-                    self.state, deadline, np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
+                    np.full((p, 2), -1, np.int64), self.state, deadline, np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
 
     def reset(self, budget: Budget, mobility: bool, mobility_empty: int, canon_empty: int) -> None:
         self.state[:] = 0

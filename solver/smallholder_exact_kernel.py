@@ -50,6 +50,15 @@ STOP, CONTROL_NODES = range(2)
 #: Below this many empty cells moves are ordered by the opponent's open cells (a cheap
 #: superset of their replies) instead of their exact number of replies.
 DEFAULT_MOBILITY_EMPTY = 12
+#: Move-ordering weights, highest first: a child the table proves lost for the opponent;
+#: the move that last cut off at this ply of the line (a killer), then the one before
+#: it and the table's best move of the position; then fewest replies (bits 24-31), a
+#: capture (bit 20) and the history count (bits 0-19). Measured (BENCHMARKS.md): the two
+#: killers above the table's move cut the 20-empty hex4 analysis by about a fifth.
+PROVED_CHILD = 1 << 42
+FIRST_KILLER = 1 << 41
+SECOND_KILLER = 1 << 40
+TABLE_MOVE = 1 << 40
 #: uint64 slots of one ply's move-generation workspace (games/smallholder/compiled.py).
 WORKSPACE = compiled._W_SIZE
 
@@ -237,7 +246,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     below it by the opponent's open cells.
     """
     (t, tt, control,
-     path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history, state, deadline,
+     path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history, killers, state, deadline,
      work_buf) = ctx
     state[NODES] += 1
     nodes_before = state[NODES]
@@ -303,8 +312,12 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             return WIN_SCORE - 1, MAX_PLY
         caps[i] = 1 if compiled.popcount(ms[i]) < stones else 0
         key = min(history[cells[i]], (1 << 19)) + (1 << 20 if caps[i] else 0)
+        if cells[i] == killers[ply, 0]:
+            key += FIRST_KILLER
+        elif cells[i] == killers[ply, 1]:
+            key += SECOND_KILLER
         if cells[i] == tt_best:
-            key += 1 << 40
+            key += TABLE_MOVE
         if mobility:
             # fewest replies first: the game ends when the side to move has none
             replies = compiled._analyse(ms[i], ws[i], t, work_buf[ply + 1])[0]
@@ -321,9 +334,9 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             if bound >= beta:
                 return bound, MAX_PLY
             if child_hi < 0:
-                key += 1 << 42  # a proved loss for the opponent: try it first
+                key += PROVED_CHILD  # a proved loss for the opponent: try it first
             elif data_lo(child_data) > 0:
-                key -= 1 << 42  # a proved win for the opponent: try it last
+                key -= PROVED_CHILD  # a proved win for the opponent: try it last
         order[i] = key
     best = -INF
     best_cell = -1
@@ -355,6 +368,9 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
                 a = v
                 if v >= beta:
                     history[cells[k]] += 1
+                    if killers[ply, 0] != cells[k]:
+                        killers[ply, 1] = killers[ply, 0]
+                        killers[ply, 0] = cells[k]
                     break
     if rep >= ply:
         lo = best if best > alpha else -INF

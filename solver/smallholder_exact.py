@@ -21,13 +21,14 @@ valuable entries and never grows.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, TypeVar, cast
 
 import numpy as np
 
@@ -136,6 +137,21 @@ def _interruptible() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _one_at_a_time(method: _Method) -> _Method:
+    """The method holds the search's lock: one search's buffers serve one caller at a
+    time (a second thread calling the same ExactSearch waits, it never mixes lines)."""
+
+    @functools.wraps(method)
+    def locked(self: "ExactSearch", *args: object, **kwargs: object) -> object:
+        with self._using:
+            return method(self, *args, **kwargs)
+
+    return cast(_Method, locked)
+
+
 class _Worker:
     """One thread's part of a search: its own line, move buffers, history, killers, counters;
     the table, the budget's deadline and the stop flag are the search's, shared."""
@@ -165,12 +181,14 @@ class _Worker:
 
 class ExactSearch:
     """The exact search for one ruleset and board; its transposition table lives as long
-    as the object, so later analyses reuse what earlier ones proved."""
+    as the object, so later analyses reuse what earlier ones proved. Safe to share between
+    threads: its searches run one at a time (each may itself use `threads` threads)."""
 
     def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True,
                  canonical_stones: int = CANONICAL_STONES, threads: int = DEFAULT_THREADS) -> None:
         self.mobility = mobility
         self._searching: Position | None = None
+        self._using = threading.RLock()
         self.mobility_empty = kernel.DEFAULT_MOBILITY_EMPTY
         if game.board.size > MAX_CELLS:
             raise ValueError(f"the exact search handles boards up to {MAX_CELLS} cells, "
@@ -217,6 +235,7 @@ class ExactSearch:
         score = self._stored_score(pos)
         return None if score is None else outcome_of_score(score)
 
+    @_one_at_a_time
     def remember(self, pos: Position, outcome: Outcome) -> None:
         """Put a proved result (from a stored table) into the in-memory table."""
         m, w = self.table_pair(pos)
@@ -229,6 +248,7 @@ class ExactSearch:
         with _interruptible():
             return self._workers[0].window(m, w, alpha, beta)
 
+    @_one_at_a_time
     def score(self, pos: Position, guess: int = 0) -> int | None:
         """The exact score of ``pos`` (MTD(f) from the first ``guess``), or None when the
         budget ran out. A good guess saves null-window searches, never changes the answer."""
@@ -295,6 +315,7 @@ class ExactSearch:
             pos = self.game.play(pos, cell)
         return line
 
+    @_one_at_a_time
     def solve(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Outcome | None:
         """The exact outcome of ``pos`` for the side to move, or None (unknown)."""
         self._start(budget, progress)
@@ -340,6 +361,7 @@ class ExactSearch:
             raise failures[0]
         return scores
 
+    @_one_at_a_time
     def analyse(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Analysis:
         """Value and remoteness of ``pos`` and of every move, best first (unknown: None).
         The moves are searched on `threads` threads at once (`_scores`)."""
@@ -362,6 +384,7 @@ class ExactSearch:
         outcome = moves[0].outcome if moves else Outcome(LOSS, 0)
         return Analysis(game.format(pos), pos.to_move, outcome, moves, nodes, seconds, len(moves))
 
+    @_one_at_a_time
     def principal_variation(self, pos: Position, budget: Budget = Budget(), limit: int = 400) -> list[int]:
         """The cells of the principal variation from ``pos``: at each ply the lowest-numbered
         move among the best ones (the first move of `analyse`'s order and of the tables'
@@ -405,6 +428,7 @@ class ExactSearch:
 
     # -- proved results in and out (a persistent table: service/search_results.py) ------
 
+    @_one_at_a_time
     def proved(self, min_work: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The exact entries of the table (lo == hi: path-independent results) whose
         work estimate (log2 of the positions their proof searched) is at least
@@ -420,6 +444,7 @@ class ExactSearch:
             key_m[exact] ^ data[exact], waiters[exact] & ~kernel.USED, self.rules_tables)
         return canonical_movers, canonical_waiters, lo[exact].astype(np.int16), work[exact].astype(np.int8)
 
+    @_one_at_a_time
     def preload(self, movers: np.ndarray, waiters: np.ndarray, scores: np.ndarray) -> None:
         """Put exact scores proved before into the table (canonical pairs, as `proved`
         gives them); they are marked so that `proved` leaves them out. Later searches
@@ -454,6 +479,10 @@ class SearchLookup:
         self.progress = progress
 
     def __call__(self, keys: Sequence[int]) -> list[Outcome | None]:
+        with self.search._using:
+            return self._answer(keys)
+
+    def _answer(self, keys: Sequence[int]) -> list[Outcome | None]:
         search = self.search
         search._start(self.budget, self.progress)
         unique = list(dict.fromkeys(reversed(keys)))  # a probe's children first, its position last

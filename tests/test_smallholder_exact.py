@@ -209,6 +209,29 @@ def test_threads_give_the_same_answers() -> None:
         assert one.as_json()["moves"] == two.as_json()["moves"], game.format(pos)
 
 
+def test_one_search_shared_by_threads() -> None:
+    """Two threads analysing different positions with one ExactSearch (a service keeps
+    one per rules) get the answers each would get alone."""
+    import threading
+
+    game = Smallholder("hex4", "nibbler")
+    found = [p for p in playout_positions(game, random.Random(23), 12) if empty_cells(game, p) == 13][:4]
+    alone = [ExactSearch(game, table_bytes=TABLE).analyse(pos).as_json()["moves"] for pos in found]
+    shared = ExactSearch(game, table_bytes=TABLE)
+    answers: dict[int, object] = {}
+
+    def analyse(i: int) -> None:
+        for _ in range(3):
+            answers[i] = shared.analyse(found[i]).as_json()["moves"]
+
+    threads = [threading.Thread(target=analyse, args=(i,)) for i in range(len(found))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [answers[i] for i in range(len(found))] == alone
+
+
 def test_torn_table_entry_reads_as_missing() -> None:
     """Threads share the table without locks: an entry whose words come from two writes
     (one thread reading while another writes) must not match, whichever word is stale."""

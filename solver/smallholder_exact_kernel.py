@@ -318,11 +318,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             key += SECOND_KILLER
         if cells[i] == tt_best:
             key += TABLE_MOVE
-        if mobility:
-            # fewest replies first: the game ends when the side to move has none
-            replies = compiled._analyse(ms[i], ws[i], t, work_buf[ply + 1])[0]
-            key += (64 - compiled.popcount(replies)) << 24
-        elif state[MOBILITY]:
+        if state[MOBILITY] and not mobility:
             key += (64 - compiled.popcount(open_cells)) << 24
         m, w = table_pair(ms[i], ws[i], t, state[CANON_EMPTY])
         ms[i] = m
@@ -338,6 +334,12 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             elif data_lo(child_data) > 0:
                 key -= PROVED_CHILD  # a proved win for the opponent: try it last
         order[i] = key
+    if mobility:
+        # fewest replies first (the game ends when the side to move has none), counted
+        # once no child's stored bound has cut the node off
+        for i in range(count):
+            replies = compiled._analyse(ms[i], ws[i], t, work_buf[ply + 1])[0]
+            order[i] += (64 - compiled.popcount(replies)) << 24
     best = -INF
     best_cell = -1
     rep = MAX_PLY

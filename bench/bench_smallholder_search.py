@@ -1,11 +1,12 @@
 """Exact-search benchmark: positions from random full-length games, bucketed by empty cells.
 
 Run:  python bench/bench_smallholder_search.py [--board hex4] [--rules nibbler]
-      [--buckets 16,20,24] [--count 30] [--seconds 60] [--nodes N] [--seed 1]
+      [--buckets 16,20,24] [--count 30] [--seconds 60] [--nodes N] [--seed 1] [--threads T]
 For each bucket, ``count`` random games are played from the start (uniform random legal
 moves) and the first position with that many empty cells is taken (a game that ends
 sooner is replaced by another); each position gets a full analysis (value, remoteness,
-every move) with a fresh transposition table and a wall-clock budget of ``--seconds``.
+every move) with a fresh transposition table and a wall-clock budget of ``--seconds``, on
+``--threads`` threads (default: the search's, one per core up to two).
 One JSON object per position and a summary per bucket, one per line. ``start`` as a
 bucket means the empty board.
 """
@@ -21,7 +22,7 @@ import statistics
 import time
 
 from tablebase.games.smallholder import Smallholder
-from tablebase.solver.smallholder_exact import Budget, ExactSearch
+from tablebase.solver.smallholder_exact import DEFAULT_THREADS, Budget, ExactSearch
 
 
 def empty_cells(game: Smallholder, pos) -> int:
@@ -57,19 +58,20 @@ def main() -> None:
                         help="also a node budget per position (comparable across machine loads)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--table-mb", type=int, default=512)
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="threads of each analysis")
     parser.add_argument("--quiet", action="store_true", help="summaries only")
     args = parser.parse_args()
     game = Smallholder(args.board, args.rules)
     ExactSearch(game, table_bytes=1 << 20).solve(game.start(), Budget(nodes=1))  # compile / load cache
     print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "load": os.getloadavg(),
-                      "board": args.board, "rules": args.rules, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
+                      "board": args.board, "rules": args.rules, "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}), flush=True)
     for token in args.buckets.split(","):
         empty = None if token == "start" else int(token)
         rng = random.Random(f"{args.seed}-{token}")
         times, cpus, nodes, exact = [], [], [], 0
         for pos in bucket_positions(game, empty, args.count, rng):
-            search = ExactSearch(game, table_bytes=args.table_mb << 20)
+            search = ExactSearch(game, table_bytes=args.table_mb << 20, threads=args.threads)
             cpu = time.process_time()
             result = search.analyse(pos, Budget(seconds=args.seconds, nodes=args.nodes))
             cpu = time.process_time() - cpu

@@ -319,10 +319,8 @@ class ExactSearch:
     def solve(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Outcome | None:
         """The exact outcome of ``pos`` for the side to move, or None (unknown)."""
         self._start(budget, progress)
-        if not self.game.moves(pos):
-            return Outcome(LOSS, 0)
-        score = self.score(pos)
-        return None if score is None else outcome_of_score(score)
+        self._searching = pos
+        return self._outcomes([pos])[0]
 
     def _scores(self, positions: Sequence[Position]) -> list[int | None]:
         """The exact scores of ``positions`` (None: unknown), searched on `threads` threads
@@ -361,6 +359,30 @@ class ExactSearch:
             raise failures[0]
         return scores
 
+    def _outcomes(self, positions: Sequence[Position], last_alone: bool = False) -> list[Outcome | None]:
+        """The exact outcomes of ``positions`` for their side to move (None: unknown): a
+        finished game is a loss in 0, the others are searched (`_scores`). With
+        ``last_alone`` the last one is searched only once the others are done."""
+        game = self.game
+        playing = [i for i, pos in enumerate(positions) if game.moves(pos)]
+        batches = [playing[:-1], playing[-1:]] if last_alone else [playing]
+        outcomes: list[Outcome | None] = [Outcome(LOSS, 0)] * len(positions)
+        for batch in batches:
+            for i, score in zip(batch, self._scores([positions[i] for i in batch])):
+                outcomes[i] = None if score is None else outcome_of_score(score)
+        return outcomes
+
+    @_one_at_a_time
+    def probe_outcomes(self, positions: Sequence[Position], budget: Budget = Budget(),
+                       progress: Progress | None = None) -> list[Outcome | None]:
+        """The exact outcomes of ``positions`` within one ``budget`` (None: unknown), in a
+        probe's order: the moves' positions first, the probed position last, which is
+        searched once they are done and then comes quickly from their results."""
+        self._start(budget, progress)
+        if positions:
+            self._searching = positions[-1]
+        return self._outcomes(positions, last_alone=True)
+
     @_one_at_a_time
     def analyse(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Analysis:
         """Value and remoteness of ``pos`` and of every move, best first (unknown: None).
@@ -369,10 +391,7 @@ class ExactSearch:
         game = self.game
         self._searching = pos
         children = game.children(pos)
-        playing = [i for i, (_, child) in enumerate(children) if game.moves(child)]
-        outcomes: list[Outcome | None] = [Outcome(LOSS, 0)] * len(children)  # moves that end the game
-        for i, score in zip(playing, self._scores([children[i][1] for i in playing])):
-            outcomes[i] = None if score is None else outcome_of_score(score)
+        outcomes = self._outcomes([child for _, child in children])
         seconds = time.perf_counter() - started
         nodes = self.searched()
         settled = sum(outcome is not None for outcome in outcomes)
@@ -468,10 +487,10 @@ class ExactSearch:
 class SearchLookup:
     """A `solver.probe.Lookup` answering canonical game keys by an exact search; the
     budget holds for each call as a whole (a probe: a position and its children, which
-    are searched first, on the search's threads, so the position itself comes quickly from
-    their results). Past the budget
-    the remaining keys are None (unknown). `line` gives a principal variation at the cost
-    of one null-window test per move tried (`ExactSearch.principal_variation`)."""
+    are searched first, on the search's threads, so that the position itself comes
+    quickly from their results: `ExactSearch.probe_outcomes`). Past the budget the
+    remaining keys are None (unknown). `line` gives a principal variation at the cost of
+    one null-window test per move tried (`ExactSearch.principal_variation`)."""
 
     def __init__(self, search: ExactSearch, budget: Budget, progress: Progress | None = None) -> None:
         self.search = search
@@ -479,24 +498,10 @@ class SearchLookup:
         self.progress = progress
 
     def __call__(self, keys: Sequence[int]) -> list[Outcome | None]:
-        with self.search._using:
-            return self._answer(keys)
-
-    def _answer(self, keys: Sequence[int]) -> list[Outcome | None]:
-        search = self.search
-        search._start(self.budget, self.progress)
         unique = list(dict.fromkeys(reversed(keys)))  # a probe's children first, its position last
-        positions = {key: search.game.from_key(key) for key in unique}
-        found: dict[int, Outcome | None] = {key: Outcome(LOSS, 0) for key, pos in positions.items()
-                                            if not search.game.moves(pos)}
-        playing = [key for key in unique if key not in found]
-        if playing:
-            search._searching = positions[playing[-1]]
-        # the last one (a probe's position) once the others are in the table: it is then quick
-        scores = search._scores([positions[key] for key in playing[:-1]])
-        scores += search._scores([positions[key] for key in playing[-1:]])
-        for key, score in zip(playing, scores):
-            found[key] = None if score is None else outcome_of_score(score)
+        outcomes = self.search.probe_outcomes([self.search.game.from_key(key) for key in unique],
+                                              self.budget, self.progress)
+        found = dict(zip(unique, outcomes))
         return [found[key] for key in keys]
 
     def line(self, pos: Position) -> list[int]:

@@ -7,7 +7,7 @@ hurries and the loser holds out as in the tables. Positions are (mover, waiter)
 bitboards keyed by their table form (`table_pair`): near the start of the game the
 canonical orientation (the smallest image over the board's symmetries), later the
 position as it stands, since two symmetric images of one position rarely meet in one
-search once a few stones are down and canonical forms cost a third of the search's time;
+search once a few stones are down and canonical forms cost about 30 % of its time;
 colours are relative to the side to move (the rules are colour-symmetric, RULES.md 2.7).
 
 Cycles (graph-history interaction): a position met again on the current path scores 0,
@@ -42,11 +42,11 @@ CLOCK_EVERY = 4095
 # state array slots
 NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY, CANON_EMPTY, THREAD = range(9)
 STATE_SLOTS = 9
+# (CANON_EMPTY: a position with at least that many empty cells is keyed by its canonical
+# form, one with fewer as it stands, see `table_pair`; THREAD: the thread's index)
 # control array slots, shared by the threads of one analysis: a stop flag, then each
 # thread's node count as of its latest look at the clock
 STOP, CONTROL_NODES = range(2)
-#: The table form of a position with at least CANON_EMPTY empty cells is its canonical
-#: form; with fewer, the position itself (the driver sets CANON_EMPTY from the board).
 #: Below this many empty cells moves are ordered by the opponent's open cells (a cheap
 #: superset of their replies) instead of their exact number of replies.
 DEFAULT_MOBILITY_EMPTY = 12
@@ -237,7 +237,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     """Fail-soft alpha-beta of (mover, waiter) (in table form) in the window (alpha, beta).
 
     Returns (score, lowest path index of a repetition the score relied on, or MAX_PLY).
-    ``ply`` is the path index of this position (in table form); ``last_capture`` the path index of the
+    ``ply`` is the path index of this position; ``last_capture`` the path index of the
     latest position reached by a capture (-1 if none): only positions before it can repeat.
 
     Children are generated as plain bitboards, each then brought to its table form and

@@ -262,7 +262,7 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     text = position if position is not None else _empty_board(board, rules)
 
     options: dict[str, Any] = {"board": board, "ruleset": ruleset, "rules": spec,
-                               "allow_unreachable": allow_unreachable}
+                               "allow_unreachable": allow_unreachable, "pv": as_json or show_pv}
     search: dict[str, Any] = {"budget": budget, "seconds": seconds, "progress": progress_printer(silent),
                               "fallback": True}
     if not Path(db_path).exists():

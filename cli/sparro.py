@@ -166,9 +166,10 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     """
     if use_search:
         answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, variant=variant,
-                                allow_unreachable=allow_unreachable)
+                                allow_unreachable=allow_unreachable, pv=as_json or show_pv)
         answer_positions(position, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
         return
     with open_store(db_path) as store:
-        answers = probe_answers(DESCRIPTION, store, variant=variant, allow_unreachable=allow_unreachable)
+        answers = probe_answers(DESCRIPTION, store, variant=variant, allow_unreachable=allow_unreachable,
+                                pv=as_json or show_pv)
         answer_positions(position, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)

@@ -34,8 +34,10 @@ class ProbeAnswers(Generic[P]):
     def __init__(self, parse: Callable[[str], tuple[Game[P], P]], lookup_for: Callable[[Game[P]], Lookup],
                  unknown: str = "position not in the table", answer_unknown: bool = False,
                  source: str | None = None,
-                 strict_parse: Callable[[str], tuple[Game[P], P]] | None = None) -> None:
+                 strict_parse: Callable[[str], tuple[Game[P], P]] | None = None, pv: bool = True) -> None:
         self.parse = parse
+        #: whether answers carry the principal variation ("pv"): a search's costs extra searches
+        self.pv = pv
         #: a stricter reading, asked only of texts the lookup does not know: its error says why
         self.strict_parse = strict_parse
         self.lookup_for = lookup_for
@@ -60,7 +62,7 @@ class ProbeAnswers(Generic[P]):
             return unknown_json(game, pos, self.source_of(game))
         if isinstance(step, Exception):
             raise step
-        return self.answer(game, step, principal_variations(game, [pos], lookup, [step])[0])
+        return self.answer(game, step, principal_variations(game, [pos], lookup, [step])[0] if self.pv else None)
 
     def source_of(self, game: Game[P]) -> str:
         """Where ``game``'s values come from ("table" or "search")."""
@@ -99,11 +101,12 @@ class ProbeAnswers(Generic[P]):
                     raise
                 # no table to ask: read every text strictly, as without the shortcut
                 return ProbeAnswers(self.strict_parse, self.lookup_for, self.unknown, self.answer_unknown,
-                                    self.source).many(texts)
+                                    self.source, pv=self.pv).many(texts)
             probed = probe_steps(game, [pos for _, pos in items], lookup, self.unknown)
             known = [(i, pos, found) for (i, pos), found in zip(items, probed) if not isinstance(found, Exception)]
-            lines = principal_variations(game, [pos for _, pos, _ in known], lookup,
-                                         [found for _, _, found in known])
+            lines: Sequence[list[str] | None] = (
+                principal_variations(game, [pos for _, pos, _ in known], lookup, [found for _, _, found in known])
+                if self.pv else [None] * len(known))
             for (i, _, found), line in zip(known, lines):
                 results[i] = self.answer(game, found, line)
             for (i, pos), missing in zip(items, probed):
@@ -121,15 +124,16 @@ class ProbeAnswers(Generic[P]):
         except NotationError as exc:
             return exc
 
-    def answer(self, game: Game[P], step: Step, pv: list[str]) -> dict:
+    def answer(self, game: Game[P], step: Step, pv: list[str] | None) -> dict:
         """The probe JSON of one position: see `probe_json`."""
         return probe_json(game, step, self.source_of(game), pv)
 
 
-def probe_json(game: Game[P], step: Step, source: str, pv: list[str]) -> dict:
+def probe_json(game: Game[P], step: Step, source: str, pv: list[str] | None) -> dict:
     """The object `probe --json` prints: position, to_move, rules, source, value,
-    remoteness (null for a draw), moves best first, pv (move names to the end)."""
-    return {
+    remoteness (null for a draw), moves best first, pv (move names to the end; left out
+    when ``pv`` is None, i.e. not asked for)."""
+    answer = {
         "position": step.position,
         "to_move": step.to_move,
         "rules": game.rules_name,
@@ -140,6 +144,9 @@ def probe_json(game: Game[P], step: Step, source: str, pv: list[str]) -> dict:
                   for cell, name, value, remoteness in step.moves],
         "pv": pv,
     }
+    if pv is None:
+        del answer["pv"]
+    return answer
 
 
 def unknown_json(game: Game[P], pos: P, source: str = "search") -> dict:
@@ -397,13 +404,15 @@ class Lookups:
 
 def probe_answers(description: GameDescription, store: TablebaseStore | None, search: bool = False,
                   budget: int | None = None, seconds: float | None = None, progress: Progress | None = None,
-                  fallback: bool = False, memo: bool = False, **options: Any) -> ProbeAnswers:
+                  fallback: bool = False, memo: bool = False, pv: bool = True, **options: Any) -> ProbeAnswers:
     """Probe answers for position texts of one game under ``options`` (see
     `GameDescription.read`), from ``store``'s tables or, with ``search`` (or
     ``fallback``, for rules no usable table holds, where the game's description allows
     it), by search within ``budget`` positions and ``seconds`` (a search out of budget
     answers "unknown"); each answer's "source" says which. With ``memo``, what complete
-    tables answered is remembered for every later probe of the process (`MemoLookup`)."""
+    tables answered is remembered for every later probe of the process (`MemoLookup`).
+    Without ``pv`` the answers leave out the principal variation (for a search, its
+    extra searches)."""
 
     def parse(text: str) -> tuple[Any, Any]:
         return description.read(text, **options)
@@ -411,7 +420,7 @@ def probe_answers(description: GameDescription, store: TablebaseStore | None, se
     lookups = Lookups(description, store, search, budget, seconds, progress, fallback, memo)
     if (search or fallback or options.get("allow_unreachable")
             or "allow_unreachable" not in signature(description.read).parameters):
-        return ProbeAnswers(parse, lookups, answer_unknown=search)
+        return ProbeAnswers(parse, lookups, answer_unknown=search, pv=pv)
 
     def lenient(text: str) -> tuple[Any, Any]:
         game, pos = description.read(text, **{**options, "allow_unreachable": True})
@@ -422,4 +431,4 @@ def probe_answers(description: GameDescription, store: TablebaseStore | None, se
     # The tables hold exactly the reachable positions: one found there needs no proof that
     # a game reaches it (for Sparro a search), and one missing is read strictly for the reason.
     # A finished game is not looked up, so it is read strictly at once.
-    return ProbeAnswers(lenient, lookups, strict_parse=parse)
+    return ProbeAnswers(lenient, lookups, strict_parse=parse, pv=pv)

@@ -15,8 +15,9 @@ remoteness, draws included.
 
 Budgets: ``seconds`` is wall-clock (checked every few thousand positions, so the answer
 comes within milliseconds of it), ``nodes`` counts positions searched, and the table's
-size is fixed at construction (``table_bytes``); a full table replaces its least
-valuable entries and never grows.
+size is bounded at construction (``table_bytes``). The table starts small and doubles
+as it fills, so a short search touches little memory; at its bound a full table
+replaces its least valuable entries.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from tablebase.solver.probe import MoveOutcome, Outcome, ProbeResult, probe_many
 DEFAULT_TABLE_BYTES = 1 << 30
 #: Bytes per table entry (two key words and a data word: bounds, a move, a work estimate).
 ENTRY_BYTES = 8 + 8 + 8
+#: Entries the table starts with (it doubles as it fills, up to its size limit).
+FIRST_TABLE_ENTRIES = 1 << 16
 #: Threads an analysis searches its moves on by default (one per core, at most two).
 DEFAULT_THREADS = max(1, min(2, os.cpu_count() or 1))
 #: Largest board the search handles (one colour's stones in a 64-bit word, a spare bit).
@@ -199,8 +202,11 @@ class ExactSearch:
         self.canon_empty = max(0, game.board.size - canonical_stones)
         entries = 1 << max(10, (max(table_bytes, 1024 * ENTRY_BYTES) // ENTRY_BYTES).bit_length() - 1)
         self.table_entries = entries
-        #: the table (`kernel.tt_find`): key words ``m ^ data``, ``(w | USED) ^ data``, data
-        self.tt = np.zeros((entries, 3), np.uint64)
+        #: the table (`kernel.tt_find`): key words ``m ^ data``, ``(w | USED) ^ data``, data;
+        #: its last row holds the mask of the rows in use, which double as they fill
+        #: (`kernel.tt_grow`). Memory is only touched as rows come into use.
+        self.tt = np.zeros((entries + 1, 3), np.uint64)
+        self.tt[entries, 0] = min(entries, FIRST_TABLE_ENTRIES) - 1
         self.threads = max(1, threads)
         self.control = np.zeros(kernel.CONTROL_NODES + self.threads, np.int64)
         self.deadline = np.zeros(1, np.float64)
@@ -404,20 +410,27 @@ class ExactSearch:
         return Analysis(game.format(pos), pos.to_move, outcome, moves, nodes, seconds, len(moves))
 
     @_one_at_a_time
-    def principal_variation(self, pos: Position, budget: Budget = Budget(), limit: int = 400) -> list[int]:
+    def principal_variation(self, pos: Position, budget: Budget = Budget(), limit: int = 400,
+                            symmetry: int = 0) -> list[int]:
         """The cells of the principal variation from ``pos``: at each ply the lowest-numbered
         move among the best ones (the first move of `analyse`'s order and of the tables'
         probes). Each step needs one null-window test per move tried, not every move's
         exact score: a move is best exactly when its score is no better for the opponent
         than the position's own score allows. A drawn line stops when it comes back to a
-        position it has seen; past the budget the line stops where it got to."""
+        position it has seen; past the budget the line stops where it got to. The search
+        follows the line on ``pos``'s image under ``symmetry`` (where an earlier search
+        left its results, see `SearchLookup`); the cells and their order are ``pos``'s."""
         self._start(budget, None)
         game = self.game
+        board = game.board
+        image = board.symmetries[symmetry]
+        pos = Position(board.transform(pos.black, symmetry), board.transform(pos.white, symmetry), pos.to_move)
+        back = [image.index(cell) for cell in range(board.size)]  # the image's cells in ``pos``
         line: list[int] = []
         score = self.score(pos)
         seen = {self.canonical_pair(pos)}  # the tables' probes stop at a canonical repeat too
         while score is not None and len(line) < limit:
-            children = sorted(game.children(pos), key=lambda mc: mc[0].cell)
+            children = sorted(game.children(pos), key=lambda mc: back[mc[0].cell])
             if not children:
                 break
             target = int(kernel.to_child(score))  # the score of a best move's position
@@ -428,16 +441,18 @@ class ExactSearch:
                         chosen = (move, child)
                         break
                     continue
-                m, w = self.table_pair(child)
-                g = self._window(m, w, target, target + 1)  # does the child score at most target?
+                g = self._stored_score(child)
                 if g is None:
-                    return line
+                    m, w = self.table_pair(child)
+                    g = self._window(m, w, target, target + 1)  # does the child score at most target?
+                    if g is None:
+                        return line
                 if g <= target:
                     chosen = (move, child)
                     break
             if chosen is None:  # cannot happen for an exact score; stop rather than guess
                 break
-            line.append(chosen[0].cell)
+            line.append(back[chosen[0].cell])
             pos, score = chosen[1], target
             pair = self.canonical_pair(pos)
             if not game.moves(pos) or pair in seen:
@@ -453,7 +468,8 @@ class ExactSearch:
         work estimate (log2 of the positions their proof searched) is at least
         ``min_work``, leaving out those `preload` put there: (movers, waiters, scores,
         work), the canonical pair of each position and its score (see `outcome_of_score`)."""
-        key_m, key_w, data = self.tt[:, 0], self.tt[:, 1], self.tt[:, 2]
+        rows = self.tt[:self.table_rows()]
+        key_m, key_w, data = rows[:, 0], rows[:, 1], rows[:, 2]
         waiters = key_w ^ data
         lo = (data & np.uint64(0xFFFF)).astype(np.int64) - 32768
         hi = ((data >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.int64) - 32768
@@ -470,9 +486,14 @@ class ExactSearch:
         meet them at positions whose table form is canonical, and every analysis looks
         its moves up in canonical form too (`known`), so a position probed again is
         answered from them."""
+        kernel.tt_reserve(self.tt, len(movers))
         kernel.tt_preload(self.tt, np.ascontiguousarray(movers, np.uint64),
                           np.ascontiguousarray(waiters, np.uint64), np.ascontiguousarray(scores, np.int16),
                           PRELOADED_WORK, self.state)
+
+    def table_rows(self) -> int:
+        """The table's rows in use now (it grows as it fills, up to `table_entries`)."""
+        return int(self.tt[-1, 0]) + 1
 
     def searched(self) -> int:
         """Positions the latest analysis (or lookup call) searched, on all threads."""
@@ -498,15 +519,29 @@ class SearchLookup:
         self.progress = progress
 
     def __call__(self, keys: Sequence[int]) -> list[Outcome | None]:
+        game = self.search.game
         unique = list(dict.fromkeys(reversed(keys)))  # a probe's children first, its position last
-        outcomes = self.search.probe_outcomes([self.search.game.from_key(key) for key in unique],
-                                              self.budget, self.progress)
+        positions = [game.from_key(key) for key in unique]
+        if positions:
+            # the moves' positions as the probed position's children in its orientation,
+            # where its own search (and the principal variation) will look them up
+            probed = positions[-1]
+            children = {game.canonical_key(child): child for _, child in game.children(probed)}
+            positions = [children.get(key, pos) for key, pos in zip(unique, positions)]
+        outcomes = self.search.probe_outcomes(positions, self.budget, self.progress)
         found = dict(zip(unique, outcomes))
         return [found[key] for key in keys]
 
     def line(self, pos: Position) -> list[int]:
-        """The principal variation's cells from ``pos`` (shorter past the budget)."""
-        return self.search.principal_variation(pos, self.budget)
+        """The principal variation's cells from ``pos`` (shorter past the budget), searched
+        in the orientation a probe searched ``pos`` in (that of its canonical key)."""
+        game = self.search.game
+        searched = game.from_key(game.canonical_key(pos))
+        board = game.board
+        symmetry = next(s for s in range(len(board.symmetries))
+                        if board.transform(pos.black, s) == searched.black
+                        and board.transform(pos.white, s) == searched.white)
+        return self.search.principal_variation(pos, self.budget, symmetry=symmetry)
 
 
 def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None = None) -> SearchLookup:

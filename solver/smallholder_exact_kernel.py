@@ -38,6 +38,9 @@ MAX_MOVES = 64
 USED = U64(1) << U64(63)
 #: How many positions between two looks at the clock.
 CLOCK_EVERY = 4095
+#: The table doubles its rows in use when about half of them hold an entry (this many of
+#: 64 sampled rows, `tt_fill`), so that a short search touches little memory.
+TABLE_GROW_AT = 32
 
 # state array slots
 NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY, CANON_EMPTY, THREAD = range(9)
@@ -150,9 +153,9 @@ def tt_find(tt, m, w):
     (four neighbouring rows make a slot's bucket, two cache lines), so that
     several threads may share the table without locks: an entry torn by a concurrent
     write no longer matches its key and reads as missing, never as another position's
-    bounds (the scheme of lockless hashing in chess programs)."""
-    mask = U64(tt.shape[0] - 1)
-    base = slot_of(m, w, mask)
+    bounds (the scheme of lockless hashing in chess programs). The table's last row
+    holds the mask of the rows in use (`tt_grow`)."""
+    base = slot_of(m, w, tt[tt.shape[0] - 1, 0])
     ww = w | USED
     for i in range(base, base + 4):
         d = tt[i, 2]
@@ -165,8 +168,7 @@ def tt_find(tt, m, w):
 def tt_store(tt, m, w, lo, hi, move, work, state):
     """Store bounds of (m, w), tightening an entry already there; a new entry replaces
     the least-work one of its four slots (a slot whose words do not match is free)."""
-    mask = U64(tt.shape[0] - 1)
-    base = slot_of(m, w, mask)
+    base = slot_of(m, w, tt[tt.shape[0] - 1, 0])
     ww = w | USED
     victim = -1
     least = 1 << 30
@@ -194,6 +196,51 @@ def tt_store(tt, m, w, lo, hi, move, work, state):
     tt[victim, 0] = m ^ d
     tt[victim, 1] = ww ^ d
     tt[victim, 2] = d
+
+
+@njit(cache=True)
+def tt_fill(tt):
+    """How many of 64 rows spread over the rows in use hold an entry."""
+    rows = np.int64(tt[tt.shape[0] - 1, 0]) + 1
+    used = 0
+    for k in range(64):
+        i = k * (rows // 64) + (k & 3)
+        if (tt[i, 1] ^ tt[i, 2]) & USED:
+            used += 1
+    return used
+
+
+@njit(cache=True)
+def tt_grow(tt):
+    """Double the rows in use (False if the array has no more): each entry whose bucket
+    under the doubled mask lies in the new half moves there, the others stay. Safe while
+    other threads search: one that still uses the old mask, or reads a row being moved,
+    misses an entry (a torn row does not match its key), never finds a wrong one."""
+    mask = tt[tt.shape[0] - 1, 0]
+    rows = np.int64(mask) + 1
+    if 2 * rows > tt.shape[0] - 1:
+        return False
+    new_mask = U64(2 * rows - 1)
+    for i in range(rows):
+        d = tt[i, 2]
+        w = tt[i, 1] ^ d
+        if w & USED and slot_of(tt[i, 0] ^ d, w & ~USED, new_mask) == (i & ~3) + rows:
+            j = i + rows
+            tt[j, 0] = tt[i, 0]
+            tt[j, 1] = tt[i, 1]
+            tt[j, 2] = d
+            tt[i, 0] = U64(0)
+            tt[i, 1] = U64(0)
+            tt[i, 2] = U64(0)
+    tt[tt.shape[0] - 1, 0] = new_mask
+    return True
+
+
+@njit(cache=True)
+def tt_reserve(tt, entries):
+    """Grow the rows in use until they are at least four times ``entries`` (or all)."""
+    while np.int64(tt[tt.shape[0] - 1, 0]) + 1 < 4 * entries and tt_grow(tt):
+        pass
 
 
 @njit(cache=True, inline="always")
@@ -261,6 +308,9 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
         if control[STOP] or total >= state[NODE_LIMIT] or clock_now(total, ply) > deadline[0]:
             state[ABORTED] = 1
             control[STOP] = 1
+        # the table grows as it fills (two threads growing at once only lose entries)
+        if tt_fill(tt) >= TABLE_GROW_AT:
+            tt_grow(tt)
     if state[ABORTED] or ply >= MAX_PLY - 1:
         state[ABORTED] = 1
         return 0, MAX_PLY

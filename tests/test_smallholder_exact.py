@@ -140,6 +140,28 @@ def test_principal_variation_is_the_tables(rules: Rules) -> None:
         assert [game.move_name(c) for c in search.principal_variation(pos)] == reference(pos), game.format(pos)
 
 
+@pytest.mark.parametrize("rules", [RULESETS["nibbler"], CYCLIC[0]], ids=lambda r: r.name)
+def test_principal_variation_in_the_probed_orientation(rules: Rules) -> None:
+    """A probe searches a position in the orientation of its canonical key, and its line
+    follows there (`SearchLookup.line`, `symmetry`): the same line as the tables', cells
+    and tie-breaks in the position's own orientation."""
+    from tablebase.solver.probe import probe_many
+    from tablebase.solver.smallholder_exact import search_lookup
+
+    game = Smallholder("limping2", rules)
+    reference = table_pv_reference(game, table("limping2", rules))
+    rng = random.Random(rules.spec)
+    turned = [pos for pos in playout_positions(game, random.Random(6), 10)
+              if game.from_key(game.canonical_key(pos)) != pos]
+    for pos in rng.sample(turned, 8):
+        lookup = search_lookup(ExactSearch(game, table_bytes=TABLE), Budget())
+        probe_many(game, [pos], lookup)
+        assert [game.move_name(c) for c in lookup.line(pos)] == reference(pos), game.format(pos)
+        symmetry = rng.randrange(len(game.board.symmetries))
+        line = ExactSearch(game, table_bytes=TABLE).principal_variation(pos, symmetry=symmetry)
+        assert [game.move_name(c) for c in line] == reference(pos), (game.format(pos), symmetry)
+
+
 @pytest.mark.slow
 def test_principal_variation_of_draws_is_the_tables() -> None:
     """Drawn lines (they stop where a position comes back) on the cyclic hex3 rules."""
@@ -254,6 +276,49 @@ def test_torn_table_entry_reads_as_missing() -> None:
         assert kernel.tt_find(search.tt, m, w)[0] == -1, stale
     search.tt[entry] = after
     assert kernel.tt_find(search.tt, m, w)[0] == entry
+
+
+def test_table_growth_keeps_every_entry() -> None:
+    """The table doubles its rows in use as it fills; every entry stays findable with
+    its bounds, and the rows stop at the size limit."""
+    from tablebase.solver import smallholder_exact_kernel as kernel
+
+    search = ExactSearch(Smallholder("hex4", "nibbler"), table_bytes=TABLE)
+    state = np.zeros(kernel.STATE_SLOTS, np.int64)
+    rng = np.random.default_rng(5)
+    first = search.table_rows()
+    assert first < search.table_entries
+    pairs = {(int(m), int(w)) for m, w in rng.integers(1, 1 << 37, size=(first // 32, 2))}  # few enough to fit their buckets
+    for k, (m, w) in enumerate(pairs):
+        kernel.tt_store(search.tt, np.uint64(m), np.uint64(w), -(k % 90), k % 70, k % 37, k % 50, state)
+    stored = {pair: kernel.tt_find(search.tt, np.uint64(pair[0]), np.uint64(pair[1]))[1] for pair in pairs}
+    assert all(data != 0 for data in stored.values())
+    while kernel.tt_grow(search.tt):
+        for (m, w), data in stored.items():
+            assert kernel.tt_find(search.tt, np.uint64(m), np.uint64(w))[1] == data
+    assert search.table_rows() == search.table_entries
+    assert kernel.tt_fill(search.tt) < kernel.TABLE_GROW_AT
+
+
+def test_short_search_uses_a_small_table() -> None:
+    """A search touches only the rows it needs: a quick analysis leaves the table at its
+    first size, a longer one makes it grow (not to its limit), and the answers are those
+    of a search whose table uses every row from the start."""
+    from tablebase.solver import smallholder_exact_kernel as kernel
+    from tablebase.solver.smallholder_exact import FIRST_TABLE_ENTRIES
+
+    game = Smallholder("hex4", "nibbler")
+    found = {empty_cells(game, p): p for p in playout_positions(game, random.Random(8), 30)}
+    search = ExactSearch(game, table_bytes=1 << 30)
+    assert search.analyse(found[10]).exact and search.table_rows() == FIRST_TABLE_ENTRIES
+    answer = search.analyse(found[18])
+    assert answer.exact and FIRST_TABLE_ENTRIES < search.table_rows() < search.table_entries
+    whole = ExactSearch(game, table_bytes=TABLE)
+    while kernel.tt_grow(whole.tt):
+        pass
+    assert whole.table_rows() == whole.table_entries
+    for pos in (found[10], found[18]):
+        assert whole.analyse(pos).as_json()["moves"] == ExactSearch(game).analyse(pos).as_json()["moves"]
 
 
 @pytest.mark.exhaustive

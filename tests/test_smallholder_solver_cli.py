@@ -149,3 +149,18 @@ def test_probe_search_finds_a_draw() -> None:
                  "--rules", "groups=must-create-if-one,territory=hull")
     assert result.exit_code == 0, result.output
     assert result.stdout == "WWB/BB.B/B.WBW/W..W/WBB W: W to move, draw; moves: d3 draw, d2 loss 2\n"
+
+
+def test_probe_answers_carry_the_pv_only_when_asked() -> None:
+    """The text answer without --pv spares the search the principal variation's extra
+    searches; JSON and --pv carry it."""
+    from tablebase.service.probing import probe_answers
+    from tablebase.service.smallholder import DESCRIPTION
+
+    text = "WB.W/WBW.B/BBWBB./..B.B.W/.W.W../BWW.W/W.BB W"
+    options = {"board": "hex4", "ruleset": "nibbler", "rules": None, "allow_unreachable": False}
+    full = probe_answers(DESCRIPTION, None, search=True, **options).one(text)
+    bare = probe_answers(DESCRIPTION, None, search=True, pv=False, **options).one(text)
+    assert "pv" not in bare and {**bare, "pv": full["pv"]} == full and len(full["pv"]) == 9
+    result = run("probe", "smallholder", text, "--search", "--pv")
+    assert result.exit_code == 0 and result.stdout.strip().endswith("; pv: " + " ".join(full["pv"]))

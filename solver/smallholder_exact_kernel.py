@@ -25,6 +25,9 @@ import numba
 import numpy as np
 from numba import njit
 
+from llvmlite import ir
+from numba.extending import intrinsic
+
 from tablebase.games.smallholder import compiled
 
 U64 = np.uint64
@@ -143,6 +146,31 @@ def data_move(d):
 @njit(cache=True, inline="always")
 def data_work(d):
     return np.int64((d >> U64(40)) & U64(0xFF))
+
+
+@intrinsic
+def _prefetch_address(typingctx, address):
+    """Ask the processor to fetch the cache line at ``address`` (LLVM's prefetch)."""
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        i8p = ir.IntType(8).as_pointer()
+        prefetch = builder.module.declare_intrinsic(
+            "llvm.prefetch", fnty=ir.FunctionType(ir.VoidType(), (i8p, i32, i32, i32)))
+        builder.call(prefetch, (builder.inttoptr(args[0], i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
+                                ir.Constant(i32, 1)))
+        return context.get_dummy_value()
+
+    return numba.types.void(numba.types.uintp), codegen
+
+
+@njit(cache=True, inline="always")
+def tt_prefetch(tt, m, w):
+    """Start loading the bucket of (m, w) (two cache lines), so that a later `tt_find`
+    of it waits less."""
+    base = slot_of(m, w, tt[tt.shape[0] - 1, 0])
+    address = tt.ctypes.data + base * 24
+    _prefetch_address(address)
+    _prefetch_address(address + 64)
 
 
 @njit(cache=True)
@@ -360,20 +388,21 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             # the opponent has no move: a win in 1, the best score there is
             tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
             return WIN_SCORE - 1, MAX_PLY
+        order[i] = (64 - compiled.popcount(open_cells)) << 24 if state[MOBILITY] and not mobility else 0
+        m, w = table_pair(ms[i], ws[i], t, state[CANON_EMPTY])
+        ms[i] = m
+        ws[i] = w
+        tt_prefetch(tt, m, w)  # the look-ups below then overlap their waits for memory
+    for i in range(count):
         caps[i] = 1 if compiled.popcount(ms[i]) < stones else 0
-        key = min(history[cells[i]], (1 << 19)) + (1 << 20 if caps[i] else 0)
+        key = order[i] + min(history[cells[i]], (1 << 19)) + (1 << 20 if caps[i] else 0)
         if cells[i] == killers[ply, 0]:
             key += FIRST_KILLER
         elif cells[i] == killers[ply, 1]:
             key += SECOND_KILLER
         if cells[i] == tt_best:
             key += TABLE_MOVE
-        if state[MOBILITY] and not mobility:
-            key += (64 - compiled.popcount(open_cells)) << 24
-        m, w = table_pair(ms[i], ws[i], t, state[CANON_EMPTY])
-        ms[i] = m
-        ws[i] = w
-        child, child_data = tt_find(tt, m, w)
+        child, child_data = tt_find(tt, ms[i], ws[i])
         if child >= 0:
             child_hi = data_hi(child_data)
             bound = from_child(child_hi)  # the child's upper bound is our lower bound

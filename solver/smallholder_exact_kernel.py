@@ -95,7 +95,7 @@ def canonical_pair(mover, waiter, t):
     return m, w
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def table_pair(mover, waiter, t, canon_empty):
     """The form of (mover, waiter) the table keys it by: canonical with at least
     ``canon_empty`` empty cells, else as it stands."""
@@ -173,7 +173,7 @@ def tt_prefetch(tt, m, w):
     _prefetch_address(address + 64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tt_find(tt, m, w):
     """(index, data word) of the entry of (m, w), or (-1, 0).
 
@@ -192,7 +192,7 @@ def tt_find(tt, m, w):
     return -1, U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tt_store(tt, m, w, lo, hi, move, work, state):
     """Store bounds of (m, w), tightening an entry already there; a new entry replaces
     the least-work one of its four slots (a slot whose words do not match is free)."""

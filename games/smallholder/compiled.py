@@ -233,7 +233,7 @@ def _bit(cell):  # type: ignore[no-untyped-def]
     return _ONE << U64(cell)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _neighbours(stones, nbr):  # type: ignore[no-untyped-def]
     out = _ZERO
     rest = stones
@@ -246,7 +246,7 @@ def _neighbours(stones, nbr):  # type: ignore[no-untyped-def]
 # -- groups and holdings -----------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _group_at(seed, stones, nbr):  # type: ignore[no-untyped-def]
     """The group of ``stones`` containing the bitboard ``seed`` (a subset of it)."""
     group = seed
@@ -258,7 +258,7 @@ def _group_at(seed, stones, nbr):  # type: ignore[no-untyped-def]
     return group
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _held_by_sight(sight6, pairs):  # type: ignore[no-untyped-def]
     held = _ZERO
     for k in range(pairs.shape[0]):
@@ -266,7 +266,7 @@ def _held_by_sight(sight6, pairs):  # type: ignore[no-untyped-def]
     return held
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sight_of(group, sight, out6):  # type: ignore[no-untyped-def]
     for d in range(6):
         out6[d] = _ZERO
@@ -337,7 +337,7 @@ _W_AFTER_HELD = _W_SIGHT6 + 6
 _W_SIZE = _W_AFTER_HELD + 64
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
     """Groups of both sides into workspace ``w``; returns (legal, extensions, own groups,
     enemy groups) where legal and extensions are bitboards of cells."""
@@ -426,7 +426,7 @@ def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
     return creates | extensions, extensions, own_count, enemy_count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _capture_and_holdings(own, enemy, cell, t, w, own_count, enemy_count):  # type: ignore[no-untyped-def]
     """(enemy stones removed by the extension at ``cell``, the mover's holdings after it),
     after `_analyse` filled ``w``."""
@@ -484,7 +484,7 @@ def terminal_value(black, white, white_to_move, t):  # type: ignore[no-untyped-d
     return _LOSS if legal_moves(black, white, white_to_move, t) == _ZERO else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _children_into(own, enemy, t, w, out_cells, out_own, out_enemy):  # type: ignore[no-untyped-def]
     """Children with the mover's and the waiter's stones (not colours); returns how many.
     ``w[_W_AFTER_HELD + i]`` receives the mover's holdings after the i-th move (a new

@@ -416,8 +416,9 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     if mobility:
         # fewest replies first (the game ends when the side to move has none), counted
         # once no child's stored bound has cut the node off
+        after = work_buf[ply + 1]  # the next ply's workspace (one view per node, not per child)
         for i in range(count):
-            replies = compiled._analyse(ms[i], ws[i], t, work_buf[ply + 1])[0]
+            replies = compiled._analyse(ms[i], ws[i], t, after)[0]
             order[i] += (64 - compiled.popcount(replies)) << 24
     best = -INF
     best_cell = -1

@@ -259,23 +259,25 @@ def _group_at(seed, stones, nbr):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
-def _held_by_sight(sight6, pairs):  # type: ignore[no-untyped-def]
+def _held_by_sight(sight6, at, pairs):  # type: ignore[no-untyped-def]
+    """Cells held by the six sight masks ``sight6[at:at + 6]`` (an offset, not a slice:
+    a slice is a new array, whose reference counting costs more than the work here)."""
     held = _ZERO
     for k in range(pairs.shape[0]):
-        held |= sight6[pairs[k, 0]] & sight6[pairs[k, 1]]
+        held |= sight6[at + pairs[k, 0]] & sight6[at + pairs[k, 1]]
     return held
 
 
 @njit(cache=True, inline="always")
-def _sight_of(group, sight, out6):  # type: ignore[no-untyped-def]
+def _sight_of(group, sight, out6, at):  # type: ignore[no-untyped-def]
     for d in range(6):
-        out6[d] = _ZERO
+        out6[at + d] = _ZERO
     rest = group
     while rest:
         c = _cttz(rest)
         rest &= rest - _ONE
         for d in range(6):
-            out6[d] |= sight[d, c]
+            out6[at + d] |= sight[d, c]
 
 
 @njit(cache=True)
@@ -294,8 +296,8 @@ def groups(stones, t, out):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def group_holdings(group, t):  # type: ignore[no-untyped-def]
     sight6 = np.empty(6, dtype=np.uint64)
-    _sight_of(U64(group), t.sight, sight6)
-    return _held_by_sight(sight6, t.pairs)
+    _sight_of(U64(group), t.sight, sight6, 0)
+    return _held_by_sight(sight6, 0, t.pairs)
 
 
 @njit(cache=True)
@@ -307,8 +309,8 @@ def holdings(stones, t):  # type: ignore[no-untyped-def]
     while rest:
         group = _group_at(rest & (~rest + _ONE), rest, t.nbr)
         rest &= ~group
-        _sight_of(group, t.sight, sight6)
-        held |= _held_by_sight(sight6, t.pairs)
+        _sight_of(group, t.sight, sight6, 0)
+        held |= _held_by_sight(sight6, 0, t.pairs)
     return held
 
 
@@ -343,7 +345,6 @@ def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
     enemy groups) where legal and extensions are bitboards of cells."""
     nbr = t.nbr
     empty = t.full & ~(own | enemy)
-    sight6 = w[_W_SIGHT6:_W_SIGHT6 + 6]
     # the enemy's groups and holdings
     enemy_count = 0
     enemy_held = _ZERO
@@ -353,8 +354,8 @@ def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
         rest &= ~group
         w[_W_ENEMY + enemy_count] = group
         enemy_count += 1
-        _sight_of(group, t.sight, sight6)
-        enemy_held |= _held_by_sight(sight6, t.pairs)
+        _sight_of(group, t.sight, w, _W_SIGHT6)
+        enemy_held |= _held_by_sight(w, _W_SIGHT6, t.pairs)
     own_near = _neighbours(own, nbr)
     play_ok = empty & ~enemy_held
     if t.reentry:
@@ -431,18 +432,17 @@ def _capture_and_holdings(own, enemy, cell, t, w, own_count, enemy_count):  # ty
     """(enemy stones removed by the extension at ``cell``, the mover's holdings after it),
     after `_analyse` filled ``w``."""
     near = t.nbr[cell]
-    sight6 = w[_W_SIGHT6:_W_SIGHT6 + 6]
     for d in range(6):
-        sight6[d] = t.sight[d, cell]
+        w[_W_SIGHT6 + d] = t.sight[d, cell]
     held = _ZERO
     for k in range(own_count):
         if w[_W_OWN + k] & near:
             base = _W_SIGHT + 6 * k
             for d in range(6):
-                sight6[d] |= w[base + d]
+                w[_W_SIGHT6 + d] |= w[base + d]
         else:
             held |= w[_W_HELD + k]
-    held |= _held_by_sight(sight6, t.pairs)
+    held |= _held_by_sight(w, _W_SIGHT6, t.pairs)
     if t.piecewise:
         return enemy & held, held
     taken = _ZERO

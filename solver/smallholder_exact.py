@@ -164,10 +164,15 @@ class _Worker:
         p, m = kernel.MAX_PLY, kernel.MAX_MOVES
         self.index = index
         self.state = np.zeros(kernel.STATE_SLOTS, np.int64)
-        self.ctx = (rules_tables, tt, control, np.zeros(p, np.uint64), np.zeros(p, np.uint64),
-                    np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
-                    np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
-                    np.full((p, 2), -1, np.int64), self.state, deadline, np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
+        #: the search's arrays and the rules' tables, kept alive here: the kernel gets their
+        #: addresses (`kernel.buffers`)
+        self.rules_tables = rules_tables
+        self.arrays = (tt, control, np.zeros(p, np.uint64), np.zeros(p, np.uint64),
+                       np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
+                       np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
+                       np.full((p, 2), -1, np.int64), self.state, deadline,
+                       np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
+        self.ctx = kernel.buffers(rules_tables, *self.arrays)
 
     def reset(self, budget: Budget, mobility: bool, mobility_empty: int, canon_empty: int) -> None:
         self.state[:] = 0

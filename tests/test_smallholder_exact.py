@@ -278,6 +278,21 @@ def test_torn_table_entry_reads_as_missing() -> None:
     assert kernel.tt_find(search.tt, m, w)[0] == entry
 
 
+def test_search_buffers_are_checked() -> None:
+    """The kernel reads its arrays by address, so `kernel.buffers` refuses any array whose
+    shape, type or layout is not the one the kernel reads it with."""
+    from tablebase.solver import smallholder_exact_kernel as kernel
+
+    search = ExactSearch(Smallholder("hex4", "nibbler"), table_bytes=TABLE)
+    arrays = list(search._workers[0].arrays)
+    assert kernel.buffers(search.rules_tables, *arrays)[1][0] == search.tt.ctypes.data
+    for k, bad in [(2, np.zeros(kernel.MAX_PLY - 1, np.uint64)), (9, np.zeros(64, np.int32)),
+                   (4, np.zeros((kernel.MAX_MOVES, kernel.MAX_PLY), np.int64).T)]:
+        wrong = arrays[:k] + [bad] + arrays[k + 1:]
+        with pytest.raises(ValueError, match="search buffer"):
+            kernel.buffers(search.rules_tables, *wrong)
+
+
 def test_table_growth_keeps_every_entry() -> None:
     """The table doubles its rows in use as it fills; every entry stays findable with
     its bounds, and the rows stop at the size limit."""

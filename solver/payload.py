@@ -33,11 +33,17 @@ def encode(values: np.ndarray, remoteness: np.ndarray, dtype: str) -> np.ndarray
     a remoteness does not fit the type."""
     draw_flag, win_flag, mask = layout(dtype)
     values = np.asarray(values)
-    plies = np.where(values == DRAW, 0, np.asarray(remoteness).astype(np.int64))
+    draw = values == DRAW
+    # in the remoteness's own integer type, not int64: a solve's tables hold tens of
+    # millions of positions, and every temporary here is one array of them
+    plies = np.where(draw, 0, np.asarray(remoteness))
     if len(plies) and (int(plies.max()) > mask or int(plies.min()) < 0):
         raise ValueError(f"remoteness {int(plies.max())} does not fit the payload ({mask} at most)")
-    flags = np.where(values == DRAW, draw_flag, np.where(values == WIN, win_flag, 0))
-    return (plies | flags).astype(dtype)
+    payload = plies.astype(dtype)
+    del plies
+    payload[values == WIN] |= win_flag
+    payload[draw] |= draw_flag
+    return payload
 
 
 def decode(payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

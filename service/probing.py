@@ -133,7 +133,7 @@ def probe_json(game: Game[P], step: Step, source: str, pv: list[str] | None) -> 
     """The object `probe --json` prints: position, to_move, rules, source, value,
     remoteness (null for a draw), moves best first, pv (move names to the end; left out
     when ``pv`` is None, i.e. not asked for)."""
-    answer = {
+    answer: dict[str, Any] = {
         "position": step.position,
         "to_move": step.to_move,
         "rules": game.rules_name,
@@ -142,10 +142,9 @@ def probe_json(game: Game[P], step: Step, source: str, pv: list[str] | None) -> 
         "remoteness": step.remoteness,
         "moves": [{"cell": cell, "name": name, "value": value, "remoteness": remoteness}
                   for cell, name, value, remoteness in step.moves],
-        "pv": pv,
     }
-    if pv is None:
-        del answer["pv"]
+    if pv is not None:
+        answer["pv"] = pv
     return answer
 
 

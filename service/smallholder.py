@@ -84,9 +84,7 @@ def replay(game: Smallholder, pos: Position, after: str | None) -> Position:
 
 def symmetry_images(game: Smallholder, pos: Position) -> list[tuple[Position, tuple[int, ...]]]:
     """Every symmetry image of ``pos`` with the cell permutation that makes it."""
-    board = game.board
-    return [(Position(board.transform(pos.black, s), board.transform(pos.white, s), pos.to_move), perm)
-            for s, perm in enumerate(board.symmetries)]
+    return [(game.symmetric(pos, s), perm) for s, perm in enumerate(game.board.symmetries)]
 
 
 def too_big(game: Smallholder) -> str | None:

@@ -317,8 +317,7 @@ class ExactSearch:
             if entry < 0 or kernel.data_move(data) < 0 or (m, w) in seen:
                 break
             seen.add((m, w))
-            symmetry = next(s for s in range(len(board.symmetries))
-                            if board.transform(pos.mover, s) == m and board.transform(pos.waiter, s) == w)
+            symmetry = _symmetry_onto(self.game, pos, m, w)
             cell = board.symmetries[symmetry].index(int(kernel.data_move(data)))
             if cell not in self.game.legal_moves(pos):
                 break
@@ -429,7 +428,7 @@ class ExactSearch:
         game = self.game
         board = game.board
         image = board.symmetries[symmetry]
-        pos = Position(board.transform(pos.black, symmetry), board.transform(pos.white, symmetry), pos.to_move)
+        pos = game.symmetric(pos, symmetry)
         back = [image.index(cell) for cell in range(board.size)]  # the image's cells in ``pos``
         line: list[int] = []
         score = self.score(pos)
@@ -542,11 +541,14 @@ class SearchLookup:
         in the orientation a probe searched ``pos`` in (that of its canonical key)."""
         game = self.search.game
         searched = game.from_key(game.canonical_key(pos))
-        board = game.board
-        symmetry = next(s for s in range(len(board.symmetries))
-                        if board.transform(pos.black, s) == searched.black
-                        and board.transform(pos.white, s) == searched.white)
+        symmetry = _symmetry_onto(game, pos, searched.mover, searched.waiter)
         return self.search.principal_variation(pos, self.budget, symmetry=symmetry)
+
+
+def _symmetry_onto(game: Smallholder, pos: Position, mover: int, waiter: int) -> int:
+    """A board symmetry that maps ``pos`` onto the (mover, waiter) pair of one of its images."""
+    return next(s for s in range(len(game.board.symmetries))
+                if (image := game.symmetric(pos, s)).mover == mover and image.waiter == waiter)
 
 
 def search_lookup(search: ExactSearch, budget: Budget, progress: Progress | None = None) -> SearchLookup:

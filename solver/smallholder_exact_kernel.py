@@ -17,7 +17,8 @@ the path; such a result is a bound of the position's true value (the proof is in
 docs/solver.md), so the table only ever holds path-independent facts.
 
 Arrays by address: `search` gets its arrays and the rules' tables as addresses
-(`buffers`) and makes arrays of them again at each node (`numba.carray`), arrays that
+(`buffers`, `compiled.tables_by_address`) and makes arrays of them again at each node
+(`numba.carray`, `compiled.tables_at`), arrays that
 numba does not reference-count. Passed as arrays, each would cost an atomic increment
 and decrement at every node, about a third of the search's time (measured with `perf`,
 BENCHMARKS.md). The caller keeps the arrays alive while it searches (`_Worker` in
@@ -170,26 +171,6 @@ def _prefetch_address(typingctx, address):
     return numba.types.void(numba.types.uintp), codegen
 
 
-def _pointer_intrinsic(element):
-    """An intrinsic turning an address (an int) into a pointer to ``element``s."""
-
-    @intrinsic
-    def pointer(typingctx, address):
-        target = numba.types.CPointer(element)
-
-        def codegen(context, builder, signature, args):
-            return builder.inttoptr(args[0], context.get_value_type(target))
-
-        return target(numba.types.intp), codegen
-
-    return pointer
-
-
-_u64_at = _pointer_intrinsic(numba.types.uint64)
-_i64_at = _pointer_intrinsic(numba.types.int64)
-_f64_at = _pointer_intrinsic(numba.types.float64)
-
-
 @njit(cache=True, inline="always")
 def tt_prefetch(tt, m, w):
     """Start loading the bucket of (m, w) (two cache lines), so that a later `tt_find`
@@ -334,36 +315,12 @@ def clock_now(nodes, depth):
     return t
 
 
-def _rules_of(t):
-    """The rules' tables (`compiled.Tables`) as scalars and the addresses of its arrays
-    (see `_tables_at`; the caller keeps ``t`` alive)."""
-    for array in (t.nbr, t.sight, t.pairs, t.symtab, t.keytab):
-        if not array.flags.c_contiguous:
-            raise ValueError("the rules' tables must be C-contiguous")
-    return (t.n, t.full, t.chunk_bits, t.key_chunk_bits, t.nsym, t.adjacent_playable, t.adjacent_only,
-            t.count_live, t.group_mode, t.reentry, t.piecewise, t.pairs.shape[0], t.symtab.shape[1],
-            t.keytab.shape[1], t.keytab.shape[2],
-            tuple(int(array.ctypes.data) for array in (t.nbr, t.sight, t.pairs, t.symtab, t.keytab)))
-
-
-@njit(cache=True, inline="always")
-def _tables_at(rules):
-    """The `compiled.Tables` that `_rules_of` described, its arrays read in place."""
-    (n, full, chunk_bits, key_chunk_bits, nsym, adjacent_playable, adjacent_only, count_live, group_mode,
-     reentry, piecewise, pairs, chunks, key_chunks, key_width, at) = rules
-    return compiled.Tables(
-        n, full, chunk_bits, numba.carray(_u64_at(at[0]), (n,)), numba.carray(_u64_at(at[1]), (6, n)),
-        numba.carray(_i64_at(at[2]), (pairs, 2)), numba.carray(_u64_at(at[3]), (nsym, chunks, 1 << chunk_bits)),
-        numba.carray(_u64_at(at[4]), (nsym, key_chunks, key_width)), key_chunk_bits, nsym,
-        adjacent_playable, adjacent_only, count_live, group_mode, reentry, piecewise)
-
-
 def buffers(rules_tables, tt, control, path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history,
             killers, state, deadline, work_buf):
-    """The ``ctx`` argument of `search`: the rules' tables (`_rules_of`), then the
-    addresses of its arrays (which the caller keeps alive, C-contiguous, of the shapes and
-    types `search` reads them with; checked here) and the sizes of the two whose size
-    varies."""
+    """The ``ctx`` argument of `search`: the rules' tables (`compiled.tables_by_address`),
+    then the addresses of its arrays (which the caller keeps alive, C-contiguous, of the
+    shapes and types `search` reads them with; checked here) and the sizes of the two
+    whose size varies."""
     arrays = (tt, control, path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history, killers,
               state, deadline, work_buf)
     shapes = ((tt.shape[0], 3), (control.shape[0],), (MAX_PLY,), (MAX_PLY,)) + ((MAX_PLY, MAX_MOVES),) * 5 + (
@@ -374,7 +331,7 @@ def buffers(rules_tables, tt, control, path_m, path_w, cell_buf, m_buf, w_buf, c
         if array.shape != shape or array.dtype != dtype or not array.flags.c_contiguous:
             raise ValueError(f"search buffer of shape {array.shape} and type {array.dtype}: "
                              f"expected {shape} and {np.dtype(dtype)}")
-    return (_rules_of(rules_tables), tuple(int(array.ctypes.data) for array in arrays), tt.shape[0],
+    return (compiled.tables_by_address(rules_tables), tuple(int(array.ctypes.data) for array in arrays), tt.shape[0],
             control.shape[0])
 
 
@@ -395,21 +352,21 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     # as an argument would be reference-counted (an atomic add and subtract each) at every
     # node, which took a fifth of the search's time.
     rules, at, tt_rows, control_size = ctx
-    t = _tables_at(rules)
-    tt = numba.carray(_u64_at(at[0]), (tt_rows, 3))
-    control = numba.carray(_i64_at(at[1]), (control_size,))
-    path_m = numba.carray(_u64_at(at[2]), (MAX_PLY,))
-    path_w = numba.carray(_u64_at(at[3]), (MAX_PLY,))
-    cell_buf = numba.carray(_i64_at(at[4]), (MAX_PLY, MAX_MOVES))
-    m_buf = numba.carray(_u64_at(at[5]), (MAX_PLY, MAX_MOVES))
-    w_buf = numba.carray(_u64_at(at[6]), (MAX_PLY, MAX_MOVES))
-    cap_buf = numba.carray(_i64_at(at[7]), (MAX_PLY, MAX_MOVES))
-    order_buf = numba.carray(_i64_at(at[8]), (MAX_PLY, MAX_MOVES))
-    history = numba.carray(_i64_at(at[9]), (64,))
-    killers = numba.carray(_i64_at(at[10]), (MAX_PLY, 2))
-    state = numba.carray(_i64_at(at[11]), (STATE_SLOTS,))
-    deadline = numba.carray(_f64_at(at[12]), (1,))
-    work_buf = numba.carray(_u64_at(at[13]), (MAX_PLY + 1, WORKSPACE))
+    t = compiled.tables_at(rules)
+    tt = numba.carray(compiled.u64_at(at[0]), (tt_rows, 3))
+    control = numba.carray(compiled.i64_at(at[1]), (control_size,))
+    path_m = numba.carray(compiled.u64_at(at[2]), (MAX_PLY,))
+    path_w = numba.carray(compiled.u64_at(at[3]), (MAX_PLY,))
+    cell_buf = numba.carray(compiled.i64_at(at[4]), (MAX_PLY, MAX_MOVES))
+    m_buf = numba.carray(compiled.u64_at(at[5]), (MAX_PLY, MAX_MOVES))
+    w_buf = numba.carray(compiled.u64_at(at[6]), (MAX_PLY, MAX_MOVES))
+    cap_buf = numba.carray(compiled.i64_at(at[7]), (MAX_PLY, MAX_MOVES))
+    order_buf = numba.carray(compiled.i64_at(at[8]), (MAX_PLY, MAX_MOVES))
+    history = numba.carray(compiled.i64_at(at[9]), (64,))
+    killers = numba.carray(compiled.i64_at(at[10]), (MAX_PLY, 2))
+    state = numba.carray(compiled.i64_at(at[11]), (STATE_SLOTS,))
+    deadline = numba.carray(compiled.f64_at(at[12]), (1,))
+    work_buf = numba.carray(compiled.u64_at(at[13]), (MAX_PLY + 1, WORKSPACE))
     state[NODES] += 1
     nodes_before = state[NODES]
     if ply > state[MAXDEPTH]:

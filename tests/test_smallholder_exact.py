@@ -291,6 +291,9 @@ def test_search_buffers_are_checked() -> None:
         wrong = arrays[:k] + [bad] + arrays[k + 1:]
         with pytest.raises(ValueError, match="search buffer"):
             kernel.buffers(search.rules_tables, *wrong)
+    turned = search.rules_tables._replace(sight=np.asfortranarray(search.rules_tables.sight))
+    with pytest.raises(ValueError, match="sight must be C-contiguous"):
+        kernel.buffers(turned, *arrays)
 
 
 def test_table_growth_keeps_every_entry() -> None:

@@ -93,11 +93,11 @@ Whole arrays (``keys``: uint64 arrays of `pack_key` keys, boards of up to 31 cel
 from __future__ import annotations
 
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange, types
+from numba import carray, njit, prange, types
 from numba.extending import intrinsic
 
 from tablebase.games.bits import union_table
@@ -107,9 +107,9 @@ from tablebase.games.smallholder.position import BLACK, WHITE, Position
 
 __all__ = [
     "MAX_CELLS", "MAX_KEY_CELLS", "CompiledRules", "Tables", "canonical", "canonical_key", "canonical_keys",
-    "captured", "children", "expand", "expand_keys", "group_holdings", "groups", "holdings", "is_terminal",
-    "legal_moves", "legal_of_keys", "lowest_cell", "pack_key", "play", "playable", "popcount", "tables",
-    "terminal_value", "transform", "unpack_key",
+    "captured", "children", "expand", "expand_keys", "f64_at", "group_holdings", "groups", "holdings", "i64_at",
+    "is_terminal", "legal_moves", "legal_of_keys", "lowest_cell", "pack_key", "play", "playable", "popcount",
+    "tables", "tables_at", "tables_by_address", "terminal_value", "transform", "u64_at", "unpack_key",
 ]
 
 #: Largest board a ``uint64`` bitboard holds.
@@ -152,6 +152,43 @@ class Tables(NamedTuple):
     group_mode: int
     reentry: bool
     piecewise: bool
+
+
+#: The array fields of `Tables`, in order, and their element types.
+_TABLE_ARRAYS = (("nbr", U64), ("sight", U64), ("pairs", np.int64), ("symtab", U64), ("keytab", U64))
+
+
+def tables_by_address(t: Tables) -> tuple[Any, ...]:
+    """``t`` for `tables_at`: its other fields as they are and, per array field, its
+    address and shape. The caller keeps ``t`` alive while compiled code uses the result.
+
+    A compiled function that takes ``t`` itself reference-counts its five arrays (an
+    atomic increment and decrement each) on every call; one that is called per position,
+    like a search, rebuilds ``t`` from this instead."""
+    for name, dtype in _TABLE_ARRAYS:
+        array = getattr(t, name)
+        if array.dtype != dtype or not array.flags.c_contiguous:
+            raise ValueError(f"the rules' table {name} must be C-contiguous {np.dtype(dtype)}")
+    if t.sight.shape[0] != 6 or t.pairs.shape[1] != 2:
+        raise ValueError("the rules' tables must hold six sight masks and pairs of directions")
+    return (t.n, t.full, t.chunk_bits, t.key_chunk_bits, t.nsym, t.adjacent_playable, t.adjacent_only,
+            t.count_live, t.group_mode, t.reentry, t.piecewise,
+            tuple((int(getattr(t, name).ctypes.data), getattr(t, name).shape) for name, _ in _TABLE_ARRAYS))
+
+
+@njit(cache=True, inline="always")
+def tables_at(described):  # type: ignore[no-untyped-def]
+    """The `Tables` that `tables_by_address` described, its arrays read in place (not
+    reference-counted)."""
+    (n, full, chunk_bits, key_chunk_bits, nsym, adjacent_playable, adjacent_only, count_live, group_mode,
+     reentry, piecewise, arrays) = described
+    nbr, sight, pairs, symtab, keytab = arrays
+    # the six directions and the two sides of a pair as constants: indexing compiles tighter
+    return Tables(n, full, chunk_bits, carray(u64_at(nbr[0]), nbr[1]),
+                  carray(u64_at(sight[0]), (6, sight[1][1])), carray(i64_at(pairs[0]), (pairs[1][0], 2)),
+                  carray(u64_at(symtab[0]), symtab[1]), carray(u64_at(keytab[0]), keytab[1]),
+                  key_chunk_bits, nsym, adjacent_playable, adjacent_only, count_live, group_mode, reentry,
+                  piecewise)
 
 
 def _union_table(images: list[int]) -> np.ndarray:
@@ -216,6 +253,28 @@ def _cttz(typingctx, x):  # type: ignore[no-untyped-def]
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
 
     return types.uint64(types.uint64), codegen
+
+
+def _pointer_intrinsic(element):  # type: ignore[no-untyped-def]
+    """An intrinsic turning an address (an int) into a pointer to ``element``s."""
+
+    @intrinsic
+    def pointer(typingctx, address):  # type: ignore[no-untyped-def]
+        target = types.CPointer(element)
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            return builder.inttoptr(args[0], context.get_value_type(target))
+
+        return target(types.intp), codegen
+
+    return pointer
+
+
+#: Pointers from addresses, for ``numba.carray``: an array made that way is not
+#: reference-counted (see `tables_at`).
+u64_at = _pointer_intrinsic(types.uint64)
+i64_at = _pointer_intrinsic(types.int64)
+f64_at = _pointer_intrinsic(types.float64)
 
 
 @njit(cache=True)

@@ -146,6 +146,11 @@ class Smallholder:
         n = self.board.size
         return pos.black | pos.white << n | (pos.to_move == WHITE) << 2 * n
 
+    def symmetric(self, pos: Position, symmetry: int) -> Position:
+        """The image of ``pos`` under the board's ``symmetry`` (same side to move)."""
+        transform = self.board.transform
+        return Position(transform(pos.black, symmetry), transform(pos.white, symmetry), pos.to_move)
+
     def canonical_key(self, pos: Position) -> int:
         """The smallest key over the board's symmetries (colours are not swapped)."""
         n = self.board.size

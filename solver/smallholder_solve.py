@@ -53,20 +53,23 @@ PARALLEL_SORT = 1 << 20
 Progress = Callable[[str, int, int], None]
 
 
-def sort_in_place(keys: np.ndarray) -> None:
-    """Sort ``keys`` in place; a long array on two cores: each half sorted on its own
-    thread (numpy's sort releases the interpreter lock), then the halves merged."""
-    from tablebase.solver.smallholder_kernels import merge_into
+def sort_in_place(keys: np.ndarray, low_bit: int = 0) -> None:
+    """Sort ``keys`` in place by their bits from ``low_bit`` up (`radix_sort`: keys equal
+    there keep their order); a long array on two cores: each half sorted on its own
+    thread, then the halves merged."""
+    from tablebase.solver.smallholder_kernels import merge_into, radix_sort
 
+    scratch = np.empty_like(keys)
     if len(keys) < PARALLEL_SORT or (os.cpu_count() or 1) < 2:
-        keys.sort()
+        radix_sort(keys, scratch, low_bit)
         return
     half = len(keys) // 2
-    other = threading.Thread(target=keys[:half].sort)
+    other = threading.Thread(target=radix_sort, args=(keys[:half], scratch[:half], low_bit))
     other.start()
-    keys[half:].sort()
+    radix_sort(keys[half:], scratch[half:], low_bit)
     other.join()
-    merge_into(keys, half, keys[half:].copy())
+    scratch[:len(keys) - half] = keys[half:]
+    merge_into(keys, half, scratch[:len(keys) - half])
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,7 @@ def enumerate_graph(board: Board, rules: Rules, progress: Progress | None = None
                 raise ValueError(f"{len(child_keys):,} moves in one slice of {board.name}: too many to pack")
             packed = child_keys << U64(edge_bits) | np.arange(len(child_keys), dtype=U64)
             del child_keys
-            sort_in_place(packed)
+            sort_in_place(packed, edge_bits)  # edge numbers ascend within a key already
             at = len(edges)
             edges.resize(at + len(packed), refcheck=False)
             fresh = resolve_children(packed, edge_bits, visited, id_bits, total, edges[at:])

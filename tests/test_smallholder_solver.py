@@ -313,3 +313,23 @@ def test_cyclic_tables_equal_the_reference_solve() -> None:
     assert table.remoteness.tolist() == solution.remoteness.tolist()
     cyclic = reaches_cycle(*reverse_edges(len(index), np.array(parents), np.array(children)))
     assert table.cyclic == int(np.count_nonzero(cyclic))
+
+
+@pytest.mark.parametrize("count, key_bits", [(0, 20), (1, 20), (1000, 11), (1000, 22), (5000, 33), (5000, 39), (5000, 44)])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_the_enumeration_sort_is_numpys(count: int, key_bits: int, parallel: bool,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The radix sort of a ply's packed children (``key << edge_bits | edge``, keys
+    repeating, as the enumeration makes them) sorts by the keys alone and gives numpy's
+    full sort; on one core and on two (the halves merged), over an odd and an even
+    number of digits."""
+    from tablebase.solver import smallholder_solve
+
+    monkeypatch.setattr(smallholder_solve, "PARALLEL_SORT", 64 if parallel else 1 << 40)
+    rng = np.random.default_rng(count + key_bits)
+    edge_bits = max(1, (count - 1).bit_length())
+    keys = rng.integers(0, 1 << key_bits, max(1, count // 3), dtype=np.uint64)
+    packed = rng.choice(keys, count) << np.uint64(edge_bits) | np.arange(count, dtype=np.uint64)
+    expected = np.sort(packed)
+    smallholder_solve.sort_in_place(packed, edge_bits)
+    assert packed.tolist() == expected.tolist()

@@ -19,7 +19,7 @@ Tables
     of the territory rule, shape (k, 2)), ``symtab[s, c, value]`` (the image under
     symmetry ``s`` of ``value`` as chunk ``c`` of a bitboard, ``chunk_bits`` bits a chunk;
     ``keytab`` and ``key_chunk_bits`` the same for keys without the side bit, boards of
-    up to 31 cells), ``nsym``, and the rule flags
+    up to 31 cells, flattened: ``keytab[(s * chunks + c) << key_chunk_bits | value]``), ``nsym``, and the rule flags
     ``adjacent_playable``, ``adjacent_only``, ``count_live``, ``group_mode``
     (0 priority-create, 1 must-create..., 2 priority-create-if-one...), ``reentry``,
     ``piecewise``.
@@ -222,6 +222,7 @@ def tables(board: str | Board, rules: str | Rules) -> Tables:
         for c in range(key_chunks):
             keytab[s, c] = _union_table(images[c * key_chunk_bits:(c + 1) * key_chunk_bits]
                                         + [0] * max(0, (c + 1) * key_chunk_bits - len(images)))
+    keytab = keytab.reshape(-1)  # symmetry-major, then chunk, then value (`canonical_key`)
     return Tables(
         n=n, full=U64(board.full), chunk_bits=chunk_bits, keytab=keytab, key_chunk_bits=key_chunk_bits, nbr=np.array(board.neighbour_mask, dtype=U64), sight=sight,
         pairs=np.array(_SIGHT_PAIRS[rules.territory], dtype=np.int64), symtab=symtab, nsym=len(board.symmetries),
@@ -643,19 +644,34 @@ def unpack_key(key, n):  # type: ignore[no-untyped-def]
     return key & full, (key >> U64(n)) & full, (key >> U64(2 * n)) != _ZERO
 
 
+@njit(cache=True, inline="always")
+def _smallest_image(stones, keytab, nsym, chunks, bits):  # type: ignore[no-untyped-def]
+    """The smallest image of a key without its side bit under the symmetries (the flat
+    `Tables.keytab`, ``chunks`` chunks of ``bits`` bits; indexed by hand, and with its
+    sizes worked out once by the caller: about half the time of three indices)."""
+    low = (_ONE << U64(bits)) - _ONE
+    best = stones
+    for s in range(1, nsym):
+        rest = stones
+        image = _ZERO
+        at = (s * chunks) << bits
+        for c in range(chunks):
+            image |= keytab[at + np.intp(rest & low)]
+            rest >>= U64(bits)
+            at += 1 << bits
+        best = min(best, image)
+    return best
+
+
+@njit(cache=True, inline="always")
+def _key_chunks(t):  # type: ignore[no-untyped-def]
+    return len(t.keytab) // (t.nsym << t.key_chunk_bits)
+
+
 @njit(cache=True)
 def canonical_key(black, white, white_to_move, t):  # type: ignore[no-untyped-def]
     stones = U64(black) | (U64(white) << U64(t.n))
-    bits = U64(t.key_chunk_bits)
-    low = (_ONE << bits) - _ONE
-    best = stones
-    for s in range(1, t.nsym):
-        rest = stones
-        image = _ZERO
-        for c in range(t.keytab.shape[1]):
-            image |= t.keytab[s, c, rest & low]
-            rest >>= bits
-        best = min(best, image)
+    best = _smallest_image(stones, t.keytab, t.nsym, _key_chunks(t), t.key_chunk_bits)
     if white_to_move:
         best |= _ONE << U64(2 * t.n)
     return best
@@ -667,9 +683,10 @@ def canonical_key(black, white, white_to_move, t):  # type: ignore[no-untyped-de
 @njit(cache=True)
 def canonical_keys(keys, t):  # type: ignore[no-untyped-def]
     out = np.empty(len(keys), dtype=np.uint64)
+    side = _ONE << U64(2 * t.n)
+    chunks = _key_chunks(t)
     for i in range(len(keys)):
-        black, white, white_to_move = unpack_key(keys[i], t.n)
-        out[i] = canonical_key(black, white, white_to_move, t)
+        out[i] = _smallest_image(keys[i] & ~side, t.keytab, t.nsym, chunks, t.key_chunk_bits) | (keys[i] & side)
     return out
 
 
@@ -717,29 +734,30 @@ def _expand_keys_serial(keys, t):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def _canonical_children(movers, waiters, count, white_to_move, t, out, at):  # type: ignore[no-untyped-def]
     """The canonical keys of ``count`` children (stones of the mover, the waiter) into ``out[at:]``."""
+    n = U64(t.n)
+    chunks = _key_chunks(t)
     for k in range(count):
-        if white_to_move:
-            out[at + k] = canonical_key(waiters[k], movers[k], False, t)
+        if white_to_move:  # White moved: Black to move in the child
+            stones = waiters[k] | (movers[k] << n)
         else:
-            out[at + k] = canonical_key(movers[k], waiters[k], True, t)
+            stones = movers[k] | (waiters[k] << n)
+        image = _smallest_image(stones, t.keytab, t.nsym, chunks, t.key_chunk_bits)
+        out[at + k] = image if white_to_move else image | (_ONE << (n + n))
 
 
 @njit(cache=True, parallel=True)
-def _move_counts(keys, t):  # type: ignore[no-untyped-def]
-    counts = np.empty(len(keys), dtype=np.int32)
-    for block in prange((len(keys) + _BLOCK - 1) // _BLOCK):
-        w = np.empty(_W_SIZE, dtype=np.uint64)
-        for i in range(block * _BLOCK, min(len(keys), (block + 1) * _BLOCK)):
-            black, white, white_to_move = unpack_key(keys[i], t.n)
-            own, enemy = _sides(black, white, white_to_move)
-            legal, _, _, _ = _analyse(own, enemy, t, w)
-            counts[i] = _ctpop(legal)
-    return counts
-
-
-@njit(cache=True, parallel=True)
-def _child_keys_into(keys, t, offsets, out):  # type: ignore[no-untyped-def]
+def _expand_keys_parallel(keys, t):  # type: ignore[no-untyped-def]
+    """`expand_keys` on all cores in one pass of the rules: each parent's children go to
+    a slot as long as its empty cells (a bound of its moves), then close up. Measured a
+    quarter faster than counting the moves first and generating them a second time."""
     n = t.n
+    bound = np.empty(len(keys) + 1, dtype=np.int64)
+    bound[0] = 0
+    for i in range(len(keys)):
+        black, white, _ = unpack_key(keys[i], n)
+        bound[i + 1] = bound[i] + _ctpop(t.full & ~(black | white))
+    wide = np.empty(bound[len(keys)], dtype=np.uint64)
+    counts = np.empty(len(keys), dtype=np.int32)
     for block in prange((len(keys) + _BLOCK - 1) // _BLOCK):
         w = np.empty(_W_SIZE, dtype=np.uint64)
         cells = np.empty(n, dtype=np.int64)
@@ -749,22 +767,25 @@ def _child_keys_into(keys, t, offsets, out):  # type: ignore[no-untyped-def]
             black, white, white_to_move = unpack_key(keys[i], n)
             own, enemy = _sides(black, white, white_to_move)
             count = _children_into(own, enemy, t, w, cells, movers, waiters)
-            _canonical_children(movers, waiters, count, white_to_move, t, out, offsets[i])
+            counts[i] = count
+            _canonical_children(movers, waiters, count, white_to_move, t, wide, bound[i])
+    total = 0
+    for i in range(len(keys)):
+        total += counts[i]
+    out = np.empty(total, dtype=np.uint64)
+    at = 0
+    for i in range(len(keys)):
+        for k in range(counts[i]):  # a loop, not slices: those would each be a parallel region
+            out[at + k] = wide[bound[i] + k]
+        at += counts[i]
+    return counts, out
 
 
 @njit(cache=True)
 def expand_keys(keys, t):  # type: ignore[no-untyped-def]
     if len(keys) < _PARALLEL_KEYS:
         return _expand_keys_serial(keys, t)
-    # two passes (count, then fill each parent's slots), so that both run in parallel
-    counts = _move_counts(keys, t)
-    offsets = np.empty(len(keys) + 1, dtype=np.int64)
-    offsets[0] = 0
-    for i in range(len(keys)):
-        offsets[i + 1] = offsets[i] + counts[i]
-    out = np.empty(offsets[len(keys)], dtype=np.uint64)
-    _child_keys_into(keys, t, offsets, out)
-    return counts, out
+    return _expand_keys_parallel(keys, t)
 
 
 @njit(cache=True)

@@ -158,8 +158,10 @@ Example:
               help="--weak: stop after this long (everything settled is kept; the same command goes on).")
 @click.option("--leaf-solver", type=click.Choice(sorted(LEAF_SOLVERS)), default=DEFAULT_LEAF_SOLVER,
               show_default=True,
-              help="--weak: the exact search the jobs run: 'exact' (compiled pruning search), 'subgraph' "
-                   "(whole reachable subgraph, endgames only), 'reference' (the same, per-position engine).")
+              help="--weak: the exact search the jobs run: 'exact' (compiled pruning search), 'value' (the "
+                   "same for the value alone, cheaper; the export then finds the remoteness of the proof's "
+                   "leaves), 'subgraph' (whole reachable subgraph, endgames only), 'reference' (the same, "
+                   "per-position engine).")
 @click.option("--first-moves", is_flag=True,
               help="--weak: after the start, settle every first move too (which ones win).")
 def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rulesets: bool,

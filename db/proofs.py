@@ -9,7 +9,9 @@ Tables (schema version 1, recorded in `meta` as ``proofs_schema_version``):
   where it came from (``leaf``, ``tree``), the chosen child (the winning move of a proved
   OR node, the refutation of a disproved AND node) and the length of the proof below it.
 * ``proof_leaves``: exact leaf results (value for the side to move, remoteness), shared
-  by every run of the same rules: they are facts about positions.
+  by every run of the same rules: they are facts about positions. The remoteness is NULL
+  for a draw, and for a win or loss whose value alone was proved (the ``value`` leaf
+  solver).
 * ``proof_attempts``: leaf jobs that ran out of their node budget ("unknown").
 
 Keys are canonical position keys, stored as hexadecimal text (hex4 keys need 75 bits).
@@ -145,7 +147,8 @@ class ProofStore:
     # -- what is known ------------------------------------------------------------------
 
     def leaves(self, game: str, rules: str) -> dict[int, tuple[int, int | None]]:
-        """canonical key -> (value for the side to move, remoteness or None for a draw)."""
+        """canonical key -> (value for the side to move, remoteness: None for a draw or a value
+        proved alone)."""
         if not self._has_tables():
             return {}
         rows = self.db.execute("SELECT key, value, remoteness FROM proof_leaves WHERE game = ? AND rules = ?",

@@ -14,7 +14,7 @@ import gzip
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
@@ -22,7 +22,7 @@ from tablebase.games.base import LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, Position, Rules, Smallholder, get_board, opponent
 from tablebase.service.errors import ServiceError
 from tablebase.service.progress import Progress, ProgressEvent
-from tablebase.service.smallholder import game_of
+from tablebase.service.smallholder import exact_search, game_of
 from tablebase.solver.proof.certificate import (
     DEFAULT_CHECK_BUDGET, CheckReport, ProofError, check_proof, format_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
@@ -132,6 +132,20 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
                            winner, result.goals, time.perf_counter() - started, moves)
 
 
+def _leaf_distance(game: Smallholder) -> Callable[[Position], int]:
+    """The exact remoteness of a proof's leaf whose value alone was proved (the ``value``
+    leaf solver): the exact search, without a budget (a leaf job proved the value within
+    its budget; the remoteness takes a few times that, BENCHMARKS.md)."""
+
+    def distance(pos: Position) -> int:
+        outcome = exact_search(game).solve(pos)
+        if outcome is None or outcome.remoteness is None:
+            raise ProofError(f"the exact search found no remoteness for the leaf {game.format(pos)!r}")
+        return outcome.remoteness
+
+    return distance
+
+
 def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str | None = None) -> Iterator[str]:
     """The TSV lines of the stored proof of ``root_text`` (default: the empty board)."""
     game = game_of(board, rules)
@@ -151,10 +165,11 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
     run = proved[0]
     try:
         rows = list(proof_rows(game, root, run.goal, proofs.settled(run.id),
-                               proofs.leaves("smallholder", game.rules_name)))
+                               proofs.leaves("smallholder", game.rules_name), _leaf_distance(game)))
     except ProofError as exc:
         raise ServiceError(str(exc)) from None
-    notes = [f"leaves: exact results of the {run.solver} leaf solver (node budget {run.node_budget:,})",
+    notes = [f"leaves: exact results of the {run.solver} leaf solver (node budget {run.node_budget:,})"
+             + ("; their remoteness by the exact search" if run.solver == "value" else ""),
              f"positions: {len(rows):,} rows; search: {run.jobs:,} jobs, {run.seconds:.0f} s"]
     yield from proof_header(game, root, run.goal, notes)
     yield from format_rows(rows)

@@ -332,6 +332,28 @@ class ExactSearch:
         self._searching = pos
         return self._outcomes([pos])[0]
 
+    @_one_at_a_time
+    def value(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> int | None:
+        """The value of ``pos`` for the side to move (WIN, LOSS or DRAW) without its
+        remoteness, or None (unknown): at most two null-window searches, "a win?" and
+        then, if not, "a loss?". Cheaper than `solve` (no remoteness to pin down:
+        1.2 to 4 times fewer positions on limping3, BENCHMARKS.md); what a proof-number
+        search needs of its leaves."""
+        self._start(budget, progress)
+        self._searching = pos
+        if not self.game.moves(pos):
+            return LOSS
+        stored = self._stored_score(pos)
+        if stored is not None:
+            return outcome_of_score(stored).value
+        m, w = self.table_pair(pos)
+        g = self._window(m, w, 0, 1)  # fail-soft: g >= 1 proves a win, g < 0 already a loss
+        if g == 0:
+            g = self._window(m, w, -1, 0)
+        if g is None:
+            return None
+        return WIN if g > 0 else LOSS if g < 0 else DRAW
+
     def _scores(self, positions: Sequence[Position]) -> list[int | None]:
         """The exact scores of ``positions`` (None: unknown), searched on `threads` threads
         at once that share the table, each taking the next position not yet taken; the

@@ -110,13 +110,56 @@ def test_in_process_and_cluster_prove_the_same_value(cluster):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("solver", ["exact", "value"])
 @pytest.mark.parametrize("ruleset", ["nibbler", "gaps-original"])
-def test_the_compiled_exact_leaf_solver_gives_the_same_answers(ruleset):
+def test_the_compiled_leaf_solvers_give_the_same_answers(ruleset, solver):
     game = Smallholder("limping2", ruleset)
     expected = table_answer(game, game.start())
     result = weak_solve(game, game.start(), InlineExecutor(), 1,
-                        SearchSettings(node_budget=5_000, solver="exact", first_moves=True))
+                        SearchSettings(node_budget=5_000, solver=solver, first_moves=True))
     assert weak_answer(result) == expected
+    # a proof on leaves whose value alone is known claims no length
+    assert (result.goals[-1].proof_length is None) == (solver == "value")
+
+
+@pytest.mark.slow
+def test_value_leaves_export_with_their_remoteness_and_check(tmp_path):
+    """A proof whose leaves have their value alone: the export finds each leaf's exact
+    remoteness, works the rows' lengths out from them, and the file passes the check."""
+    from tablebase.service.proof import export_proof
+
+    db = tmp_path / "tb.sqlite"
+    game = Smallholder("hex3", "nibbler")
+    root = play(game, "c3 c4 c5 c2 c1 d1 b4 a1")
+    with TablebaseStore(db, create=True) as store:
+        result = weak_solve(game, root, InlineExecutor(), 1, SearchSettings(node_budget=2_000, solver="value"),
+                            ProofStore(store))
+    assert result.value == table_answer(game, root)[0] == WIN
+    with TablebaseStore(db) as store:
+        proofs = ProofStore(store)
+        leaves = proofs.leaves("smallholder", game.rules_name)
+        assert any(value != DRAW and remoteness is None for value, remoteness in leaves.values())
+        run = proofs.find_run("smallholder", game.rules_name, game.canonical_key(root), root.to_move)
+        with pytest.raises(ProofError, match="no remoteness"):
+            list(proof_rows(game, root, root.to_move, proofs.settled(run.id), leaves))
+        lines = list(export_proof(store, "hex3", game.rules, game.format(root)))
+    report = check_proof(lines)
+    assert report.leaves > report.terminal_leaves
+    solved = solve_ruleset(game.board, game.rules, roots=np.array([game.canonical_key(root)], dtype=np.uint64))
+    assert report.depth >= int(solved.remoteness[np.searchsorted(solved.keys, game.canonical_key(root))])
+
+
+def test_export_rejects_a_strategy_that_loops():
+    """The lengths of a proof's rows are worked out from its leaves; a stored strategy
+    that comes back to a row of its own is refused, not looped over."""
+    from tablebase.solver.proof.certificate import _strategy_lengths
+
+    rows = {1: ("a", "winner", "x", "win", [2], 0), 2: ("b", "loser", "", "loss", [3, 4], 0),
+            3: ("c", "leaf", "", "win", [], 5), 4: ("d", "winner", "y", "win", [2], 0)}
+    with pytest.raises(ProofError, match="loops: it comes back to 'b'"):
+        _strategy_lengths(rows, 1)
+    rows[4] = ("d", "leaf", "", "win", [], 7)
+    assert _strategy_lengths(rows, 1) == {3: 5, 4: 7, 2: 8, 1: 9}
 
 
 # -- cycles ------------------------------------------------------------------------------

@@ -57,23 +57,29 @@ class Row:
 
 def proof_rows(game: Smallholder, root: Position, winner: str,
                settled: dict[int, tuple[int, str, int | None, int]],
-               leaves: dict[int, tuple[int, int | None]]) -> Iterator[Row]:
+               leaves: dict[int, tuple[int, int | None]],
+               distance: Callable[[Position], int] | None = None) -> Iterator[Row]:
     """The rows of a proof that ``winner`` wins from ``root``, from a run's settled nodes
-    (canonical key -> status, source, best child key, length) and the exact leaves.
+    (canonical key -> status, source, best child key, length) and the exact leaves
+    (canonical key -> value, remoteness).
 
-    Raises ProofError if the stored nodes do not make a complete proof."""
-    seen: set[int] = set()
+    The rows' remoteness is worked out here from the leaves up, not read from the stored
+    lengths: a leaf whose value alone was proved (remoteness None) gets its exact
+    remoteness from ``distance``. Raises ProofError if the stored nodes do not make a
+    complete proof, if it loops, or if a leaf's remoteness is missing and no
+    ``distance`` is given."""
+    # (text, role, move, value, the rows it leads to, a leaf's remoteness) by exact key, in order
+    entries: dict[int, tuple[str, str, str, str, list[int], int]] = {}
     stack = [root]
     while stack:
         pos = stack.pop()
         exact = game.key(pos)
-        if exact in seen:
+        if exact in entries:
             continue
-        seen.add(exact)
         text = game.format(pos)
         children = game.children(pos)
         if not children:
-            yield Row(text, LEAF_ROLE, "", VALUE_NAMES[LOSS], 0)
+            entries[exact] = (text, LEAF_ROLE, "", VALUE_NAMES[LOSS], [], 0)
             continue
         key = game.canonical_key(pos)
         leaf = leaves.get(key)
@@ -82,23 +88,56 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
             if value != (WIN if pos.to_move == winner else LOSS):
                 raise ProofError(f"the stored search holds no proof for {text!r}: it is a {VALUE_NAMES[value]} "
                                  f"for the side to move")
-            yield Row(text, LEAF_ROLE, "", VALUE_NAMES[value], int(remoteness or 0))
+            if remoteness is None:
+                if distance is None:
+                    raise ProofError(f"the leaf {text!r} has a proved value but no remoteness")
+                remoteness = distance(pos)
+            entries[exact] = (text, LEAF_ROLE, "", VALUE_NAMES[value], [], int(remoteness))
             continue
         record = settled.get(key)
         if record is None or record[0] != PROVED or record[1] == LEAF:
             raise ProofError(f"the stored search holds no proof for {text!r}: the run is not proved")
-        _status, _source, best, length = record
+        best = record[2]
         if pos.to_move == winner:
             for move, child in children:
                 if game.canonical_key(child) == best:
-                    yield Row(text, WINNER, game.move_name(move.cell), VALUE_NAMES[WIN], length)
+                    entries[exact] = (text, WINNER, game.move_name(move.cell), VALUE_NAMES[WIN], [game.key(child)], 0)
                     stack.append(child)
                     break
             else:
                 raise ProofError(f"the stored winning move of {text!r} is not one of its moves")
         else:
-            yield Row(text, LOSER, "", VALUE_NAMES[LOSS], length)
+            entries[exact] = (text, LOSER, "", VALUE_NAMES[LOSS], [game.key(child) for _, child in children], 0)
             stack.extend(child for _, child in reversed(children))
+    lengths = _strategy_lengths(entries, game.key(root))
+    for exact, (text, role, move, value, _, _) in entries.items():
+        yield Row(text, role, move, value, lengths[exact])
+
+
+def _strategy_lengths(entries: dict[int, tuple[str, str, str, str, list[int], int]], root: int) -> dict[int, int]:
+    """Plies to the end of each row's strategy against the longest defence: a leaf's own
+    remoteness, a winner row one more than its move's row, a loser row one more than its
+    longest reply's (depth-first from the leaves up; ProofError on a loop)."""
+    lengths: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[int, int]] = [(root, 0)]
+    on_path.add(root)
+    while stack:
+        key, next_child = stack[-1]
+        below = entries[key][4]
+        if next_child < len(below):
+            stack[-1] = (key, next_child + 1)
+            child = below[next_child]
+            if child in on_path:
+                raise ProofError(f"the stored strategy loops: it comes back to {entries[child][0]!r}")
+            if child not in lengths:
+                on_path.add(child)
+                stack.append((child, 0))
+            continue
+        stack.pop()
+        on_path.discard(key)
+        lengths[key] = entries[key][5] if not below else 1 + max(lengths[child] for child in below)
+    return lengths
 
 
 def proof_header(game: Smallholder, root: Position, winner: str, notes: Iterable[str] = ()) -> list[str]:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import Position, Smallholder, opponent
-from tablebase.solver.probe import Outcome
 from tablebase.solver.proof.jobs import Job, JobResult, run_job
 from tablebase.solver.proof.tree import DISPROVED, EXPANDED, INF, PROVED, SETTLED, TRIED, Known, Node, ProofGraph
 
@@ -92,7 +91,9 @@ class GoalResult:
     settled: int
     root_pn: int
     root_dn: int
-    proof_length: int | None  # plies of the longest line of the proof (or disproof)
+    #: plies of the longest line of the proof (or disproof); None if unsettled or if a leaf's
+    #: value was proved without its remoteness (the export then works the lengths out)
+    proof_length: int | None
     #: first move name -> "win" / "no win" / "open" (when asked for)
     first_moves: dict[str, str] = field(default_factory=dict)
     run_id: int | None = None
@@ -139,6 +140,8 @@ class ProofSearch:
             self.previous_jobs = self.run_record.jobs
             self.previous_seconds = self.run_record.seconds
         self.graph = ProofGraph(game, root, attacker, self._known, settings.node_budget, settings.order)
+        if any(value != DRAW and remoteness is None for value, remoteness in self._leaves.values()):
+            self.graph.lengths_exact = False  # stored lengths may count such leaves as 0 plies
         self._pending: dict[Future, Node] = {}
         self._new_leaves: list[tuple[int, int, int | None, int, float]] = []
         self._new_attempts: list[tuple[int, int, int, float]] = []
@@ -152,7 +155,7 @@ class ProofSearch:
     def _known(self, key: int) -> Known | None:
         leaf = self._leaves.get(key)
         if leaf is not None:
-            return Known(leaf=Outcome(leaf[0], leaf[1]))
+            return Known(leaf=leaf)
         settled = self._settled.get(key)
         if settled is not None:
             status, _source, best, length = settled
@@ -234,12 +237,11 @@ class ProofSearch:
             self.graph.abandon_job(node)
             return
         self.jobs += 1
-        if result.outcome is None:
+        if result.leaf is None:
             self._new_attempts.append((result.key, self.settings.node_budget, result.nodes, result.seconds))
         else:
-            self._new_leaves.append((result.key, result.outcome.value, result.outcome.remoteness, result.nodes,
-                                     result.seconds))
-        self.graph.finish_job(node, result.outcome)
+            self._new_leaves.append((result.key, *result.leaf, result.nodes, result.seconds))
+        self.graph.finish_job(node, result.leaf)
 
     def _commit(self, final: bool = False) -> None:
         settled = self.graph.take_settled()
@@ -308,7 +310,8 @@ class ProofSearch:
         root = self.graph.root
         seconds = time.perf_counter() - self._started
         return GoalResult(self.attacker, self.status(), seconds, self.jobs, len(self.graph.nodes), self.settled,
-                          root.pn, root.dn, root.length if root.state == SETTLED else None,
+                          root.pn, root.dn,
+                          root.length if root.state == SETTLED and self.graph.lengths_exact else None,
                           self.first_moves() if self.settings.first_moves else {},
                           self.run_record.id if self.run_record else None)
 

@@ -3,16 +3,21 @@
 A `Job` names a position by its canonical key and the rules by their spec text, so it
 pickles small and means the same on every worker. `run_job` is the function workers
 execute: it looks the named leaf solver up in `LEAF_SOLVERS`, solves the position
-exactly within the job's node budget and returns a `JobResult` (an exact outcome, or
-``outcome=None`` when the budget ran out: "unknown", never a guess).
+exactly within the job's node budget and returns a `JobResult` (an exact `Leaf`, or
+``leaf=None`` when the budget ran out: "unknown", never a guess).
 
-A leaf solver is any callable ``(game, position, node_budget) -> (Outcome | None,
-nodes explored)`` whose answers are exact, cycles included (infinite play is a draw):
+A leaf solver is any callable ``(game, position, node_budget) -> (Leaf | None, nodes
+explored)`` whose answers are exact, cycles included (infinite play is a draw). A `Leaf`
+is the value for the side to move and its remoteness, which is None for a draw and for
+a win or loss whose value alone was proved (the ``value`` solver):
 
 * ``exact`` (the default): the compiled pruning search of `solver/smallholder_exact.py`
   (MTD(f) alpha-beta with a transposition table of true bounds, repetitions handled
   exactly); each worker keeps one search per ruleset, so later jobs reuse what earlier
   ones proved;
+* ``value``: the same search for the value alone (`ExactSearch.value`: one or two
+  null-window searches instead of pinning down the remoteness), which is all a proof
+  needs of a leaf; the export then finds the remoteness of the leaves the proof uses;
 * ``subgraph``: the bounded reachable-subgraph solve of `solver/smallholder_search.py`
   with the array rules (no pruning: only endgames fit its budget);
 * ``reference``: the same with the per-position rules engine (what checks use).
@@ -30,8 +35,11 @@ from tablebase.games.smallholder import Position, Smallholder
 from tablebase.solver.probe import Outcome
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 
-#: (game, position, node budget) -> (exact outcome or None when out of budget, nodes explored)
-LeafSolver = Callable[[Smallholder, Position, int], tuple[Outcome | None, int]]
+#: An exact leaf result: (value for the side to move, remoteness), the remoteness None for a
+#: draw and for a value proved alone (the ``value`` solver); as `db.proofs` stores it.
+Leaf = tuple[int, int | None]
+#: (game, position, node budget) -> (exact leaf result or None when out of budget, nodes explored)
+LeafSolver = Callable[[Smallholder, Position, int], tuple[Leaf | None, int]]
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,7 @@ class Job:
 @dataclass(frozen=True)
 class JobResult:
     key: int
-    outcome: Outcome | None  # exact, for the side to move; None: out of budget ("unknown")
+    leaf: Leaf | None  # exact, for the side to move; None: out of budget ("unknown")
     nodes: int
     seconds: float
     worker: str  # host:pid of the process that ran it (progress and benchmarks only)
@@ -72,13 +80,26 @@ def _exact_search(board: str, rules: str) -> Any:
     return ExactSearch(game, table_bytes=EXACT_TABLE_BYTES, canonical_stones=game.board.size)
 
 
-def exact_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Outcome | None, int]:
+def _leaf(outcome: Outcome | None) -> Leaf | None:
+    return None if outcome is None else (outcome.value, outcome.remoteness)
+
+
+def exact_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Leaf | None, int]:
     """The compiled exact search, stopped after ``node_budget`` positions."""
     from tablebase.solver.smallholder_exact import Budget
 
     search = _exact_search(game.board.name, game.rules.spec)
     outcome = search.solve(pos, Budget(nodes=node_budget))
-    return outcome, search.searched()
+    return _leaf(outcome), search.searched()
+
+
+def value_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Leaf | None, int]:
+    """The compiled exact search for the value alone, stopped after ``node_budget`` positions."""
+    from tablebase.solver.smallholder_exact import Budget
+
+    search = _exact_search(game.board.name, game.rules.spec)
+    value = search.value(pos, Budget(nodes=node_budget))
+    return (None if value is None else (value, None)), search.searched()
 
 
 @functools.cache
@@ -86,29 +107,30 @@ def _array_search(board: str, rules: str) -> ArrayLocalSearch:
     return ArrayLocalSearch(_game(board, rules), node_budget=None)
 
 
-def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Outcome | None, int]:
+def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Leaf | None, int]:
     """The array-rules subgraph solve (boards up to 63 cells)."""
     search = _array_search(game.board.name, game.rules.spec)
     search.node_budget = node_budget
     search.table.clear()  # one job's subgraph says nothing about the next one's root
     outcome = search.solve(pos)
     search.table.clear()
-    return outcome, search.nodes
+    return _leaf(outcome), search.nodes
 
 
-def reference_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Outcome | None, int]:
+def reference_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Leaf | None, int]:
     """The same solve with the per-position rules engine only (slow; what checks use)."""
     search = LocalSearch(game, node_budget=node_budget)
-    return search.solve(pos), search.nodes
+    return _leaf(search.solve(pos)), search.nodes
 
 
 #: leaf solvers by name (a Job names one, so master and workers agree)
-LEAF_SOLVERS: dict[str, LeafSolver] = {"exact": exact_leaf, "subgraph": subgraph_leaf, "reference": reference_leaf}
+LEAF_SOLVERS: dict[str, LeafSolver] = {"exact": exact_leaf, "value": value_leaf, "subgraph": subgraph_leaf,
+                                       "reference": reference_leaf}
 
 
 def run_job(job: Job) -> JobResult:
     """Solve one job (the function the executors run, in-process or on a Dask worker)."""
     started = time.perf_counter()
     game = _game(job.board, job.rules)
-    outcome, nodes = LEAF_SOLVERS[job.solver](game, game.from_key(job.key), job.node_budget)
-    return JobResult(job.key, outcome, nodes, time.perf_counter() - started, f"{os.uname().nodename}:{os.getpid()}")
+    leaf, nodes = LEAF_SOLVERS[job.solver](game, game.from_key(job.key), job.node_budget)
+    return JobResult(job.key, leaf, nodes, time.perf_counter() - started, f"{os.uname().nodename}:{os.getpid()}")

@@ -41,7 +41,6 @@ from typing import Callable
 
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import Position, Smallholder
-from tablebase.solver.probe import Outcome
 
 #: An infinite proof or disproof number (sums saturate here).
 INF = 1 << 50
@@ -56,7 +55,9 @@ TERMINAL, LEAF, TREE = "terminal", "leaf", "tree"
 class Known:
     """What a store already knows about a canonical position (a resumed run)."""
 
-    leaf: Outcome | None = None  # exact outcome for the side to move
+    #: exact leaf result for the side to move: (value, remoteness; None for a draw or a
+    #: value proved alone, see `jobs.Leaf`)
+    leaf: tuple[int, int | None] | None = None
     tried_budget: int = 0  # the largest node budget a leaf job ran out of on it
     #: (status, best child key or None, length) of a settled node of this goal
     settled: tuple[int, int | None, int] | None = None
@@ -119,6 +120,9 @@ class ProofGraph:
         #: nodes settled since the last `take_settled` (for the store), in settling order
         self._newly_settled: list[Settled] = []
         self.loop_edges = 0
+        #: False once a leaf's value was proved without its remoteness: the lengths (which
+        #: pick the shortest proof) then count such a leaf as 0 plies, a lower bound
+        self.lengths_exact = True
         self.root = self.node_for(game.canonical_key(root))
         self.expand_tried()
 
@@ -147,12 +151,13 @@ class ProofGraph:
                 node.state = TRIED
         return node
 
-    def _settle_leaf(self, node: Node, outcome: Outcome, record: bool = True) -> None:
-        """An exact outcome (for the side to move) settles the node either way."""
-        mover_wins = outcome.value == WIN
-        attacker_wins = mover_wins if node.is_or else outcome.value == LOSS
-        length = 0 if outcome.value == DRAW else int(outcome.remoteness or 0)
-        self._settle(node, PROVED if attacker_wins else DISPROVED, LEAF, None, length, record=record)
+    def _settle_leaf(self, node: Node, leaf: tuple[int, int | None], record: bool = True) -> None:
+        """An exact leaf result (for the side to move) settles the node either way."""
+        value, remoteness = leaf
+        attacker_wins = value == WIN if node.is_or else value == LOSS
+        if value != DRAW and remoteness is None:
+            self.lengths_exact = False
+        self._settle(node, PROVED if attacker_wins else DISPROVED, LEAF, None, remoteness or 0, record=record)
 
     def _settle(self, node: Node, status: int, source: str, best: Node | None, length: int,
                 record: bool = True, best_key: int | None = None) -> None:
@@ -314,10 +319,10 @@ class ProofGraph:
         node.state = PENDING
         self._propagate(node)
 
-    def finish_job(self, node: Node, outcome: Outcome | None) -> None:
+    def finish_job(self, node: Node, leaf: tuple[int, int | None] | None) -> None:
         """The job of a pending node came back: exact (settled) or unknown (expanded)."""
-        if outcome is not None:
-            self._settle_leaf(node, outcome)
+        if leaf is not None:
+            self._settle_leaf(node, leaf)
             self._propagate(node)
         else:
             self.expand(node)

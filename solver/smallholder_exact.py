@@ -336,9 +336,9 @@ class ExactSearch:
     def value(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> int | None:
         """The value of ``pos`` for the side to move (WIN, LOSS or DRAW) without its
         remoteness, or None (unknown): at most two null-window searches, "a win?" and
-        then, if not, "a loss?". Cheaper than `solve` (no remoteness to pin down:
-        1.2 to 4 times fewer positions on limping3, BENCHMARKS.md); what a proof-number
-        search needs of its leaves."""
+        then, if the first one's bound leaves a draw open, "a loss?". Cheaper than `solve`
+        (no remoteness to pin down: 1.2 to 3.8 times fewer positions on limping3,
+        BENCHMARKS.md); what a proof-number search needs of its leaves."""
         self._start(budget, progress)
         self._searching = pos
         if not self.game.moves(pos):

@@ -216,15 +216,16 @@ def tables(board: str | Board, rules: str | Rules) -> Tables:
     key_cells = 2 * n if n <= MAX_KEY_CELLS else 0
     key_chunks = max(1, -(-key_cells // _MAX_CHUNK_BITS))
     key_chunk_bits = -(-key_cells // key_chunks)
-    keytab = np.zeros((len(board.symmetries), key_chunks, 1 << key_chunk_bits), dtype=U64)
+    key_blocks = np.zeros((len(board.symmetries), key_chunks, 1 << key_chunk_bits), dtype=U64)
     for s, perm in enumerate(board.symmetries):
         images = [1 << perm[i] for i in range(n)] + [1 << (perm[i] + n) for i in range(n)] if key_cells else []
         for c in range(key_chunks):
-            keytab[s, c] = _union_table(images[c * key_chunk_bits:(c + 1) * key_chunk_bits]
-                                        + [0] * max(0, (c + 1) * key_chunk_bits - len(images)))
-    keytab = keytab.reshape(-1)  # symmetry-major, then chunk, then value (`canonical_key`)
+            key_blocks[s, c] = _union_table(images[c * key_chunk_bits:(c + 1) * key_chunk_bits]
+                                            + [0] * max(0, (c + 1) * key_chunk_bits - len(images)))
     return Tables(
-        n=n, full=U64(board.full), chunk_bits=chunk_bits, keytab=keytab, key_chunk_bits=key_chunk_bits, nbr=np.array(board.neighbour_mask, dtype=U64), sight=sight,
+        n=n, full=U64(board.full), chunk_bits=chunk_bits,
+        keytab=key_blocks.reshape(-1),  # symmetry-major, then chunk, then value (`canonical_key`)
+        key_chunk_bits=key_chunk_bits, nbr=np.array(board.neighbour_mask, dtype=U64), sight=sight,
         pairs=np.array(_SIGHT_PAIRS[rules.territory], dtype=np.int64), symtab=symtab, nsym=len(board.symmetries),
         adjacent_playable=rules.adjacent.startswith("smallest-playable"),
         adjacent_only=rules.adjacent.endswith("-only"), count_live=rules.groups.endswith("-live"),

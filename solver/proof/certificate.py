@@ -31,7 +31,7 @@ from tablebase.games.base import LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, IllegalMoveError, Position, Smallholder, opponent, parse_rules
 from tablebase.solver.probe import VALUE_NAMES, Outcome
 from tablebase.solver.proof.executors import InlineExecutor
-from tablebase.solver.proof.tree import LEAF, PROVED
+from tablebase.solver.proof.tree import LEAF, PROVED, Leaf
 
 HEADER = ("position", "role", "move", "value", "remoteness")
 WINNER, LOSER, LEAF_ROLE = "winner", "loser", "leaf"
@@ -57,7 +57,7 @@ class Row:
 
 def proof_rows(game: Smallholder, root: Position, winner: str,
                settled: dict[int, tuple[int, str, int | None, int]],
-               leaves: dict[int, tuple[int, int | None]],
+               leaves: dict[int, Leaf],
                distance: Callable[[Position], int] | None = None) -> Iterator[Row]:
     """The rows of a proof that ``winner`` wins from ``root``, from a run's settled nodes
     (canonical key -> status, source, best child key, length) and the exact leaves
@@ -110,8 +110,8 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
             entries[exact] = (text, LOSER, "", VALUE_NAMES[LOSS], [game.key(child) for _, child in children], 0)
             stack.extend(child for _, child in reversed(children))
     lengths = _strategy_lengths(entries, game.key(root))
-    for exact, (text, role, move, value, _, _) in entries.items():
-        yield Row(text, role, move, value, lengths[exact])
+    for exact, (text, role, played, claimed, _, _) in entries.items():
+        yield Row(text, role, played, claimed, lengths[exact])
 
 
 def _strategy_lengths(entries: dict[int, tuple[str, str, str, str, list[int], int]], root: int) -> dict[int, int]:

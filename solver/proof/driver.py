@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Protocol
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import Position, Smallholder, opponent
 from tablebase.solver.proof.jobs import Job, JobResult, run_job
-from tablebase.solver.proof.tree import DISPROVED, EXPANDED, INF, PROVED, SETTLED, TRIED, Known, Node, ProofGraph
+from tablebase.solver.proof.tree import DISPROVED, EXPANDED, INF, PROVED, SETTLED, TRIED, Known, Leaf, Node, ProofGraph
 
 #: How often `ProofSearch` reports progress (seconds).
 PROGRESS_INTERVAL = 2.0
@@ -40,7 +40,7 @@ class ProofRecorder(Protocol):
     def open_run(self, game: str, rules: str, root: str, root_key: int, goal: str, solver: str,
                  node_budget: int) -> Any: ...
 
-    def leaves(self, game: str, rules: str) -> dict[int, tuple[int, int | None]]: ...
+    def leaves(self, game: str, rules: str) -> dict[int, Leaf]: ...
 
     def attempts(self, game: str, rules: str) -> dict[int, int]: ...
 
@@ -125,7 +125,7 @@ class ProofSearch:
         self.progress = progress
         self.rules_label = game.rules_name
         self.run_record: RunRecord | None = None
-        self._leaves: dict[int, tuple[int, int | None]] = {}
+        self._leaves: dict[int, Leaf] = {}
         self._attempts: dict[int, int] = {}
         self._settled: dict[int, tuple[int, str, int | None, int]] = {}
         self.previous_jobs = 0

@@ -33,11 +33,9 @@ from typing import Any, Callable
 
 from tablebase.games.smallholder import Position, Smallholder
 from tablebase.solver.probe import Outcome
+from tablebase.solver.proof.tree import Leaf
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 
-#: An exact leaf result: (value for the side to move, remoteness), the remoteness None for a
-#: draw and for a value proved alone (the ``value`` solver); as `db.proofs` stores it.
-Leaf = tuple[int, int | None]
 #: (game, position, node budget) -> (exact leaf result or None when out of budget, nodes explored)
 LeafSolver = Callable[[Smallholder, Position, int], tuple[Leaf | None, int]]
 

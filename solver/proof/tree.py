@@ -49,15 +49,16 @@ FRONTIER, PENDING, TRIED, EXPANDED, SETTLED = "frontier", "pending", "tried", "e
 PROVED, DISPROVED = 1, -1
 #: where a settled result comes from
 TERMINAL, LEAF, TREE = "terminal", "leaf", "tree"
+#: An exact leaf result: (value for the side to move, remoteness), the remoteness None for a
+#: draw and for a value proved alone (the ``value`` leaf solver); as `db.proofs` stores it.
+Leaf = tuple[int, int | None]
 
 
 @dataclass(frozen=True)
 class Known:
     """What a store already knows about a canonical position (a resumed run)."""
 
-    #: exact leaf result for the side to move: (value, remoteness; None for a draw or a
-    #: value proved alone, see `jobs.Leaf`)
-    leaf: tuple[int, int | None] | None = None
+    leaf: Leaf | None = None  # exact leaf result for the side to move
     tried_budget: int = 0  # the largest node budget a leaf job ran out of on it
     #: (status, best child key or None, length) of a settled node of this goal
     settled: tuple[int, int | None, int] | None = None
@@ -151,7 +152,7 @@ class ProofGraph:
                 node.state = TRIED
         return node
 
-    def _settle_leaf(self, node: Node, leaf: tuple[int, int | None], record: bool = True) -> None:
+    def _settle_leaf(self, node: Node, leaf: Leaf, record: bool = True) -> None:
         """An exact leaf result (for the side to move) settles the node either way."""
         value, remoteness = leaf
         attacker_wins = value == WIN if node.is_or else value == LOSS
@@ -319,7 +320,7 @@ class ProofGraph:
         node.state = PENDING
         self._propagate(node)
 
-    def finish_job(self, node: Node, leaf: tuple[int, int | None] | None) -> None:
+    def finish_job(self, node: Node, leaf: Leaf | None) -> None:
         """The job of a pending node came back: exact (settled) or unknown (expanded)."""
         if leaf is not None:
             self._settle_leaf(node, leaf)

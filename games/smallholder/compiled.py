@@ -19,10 +19,10 @@ Tables
     of the territory rule, shape (k, 2)), ``symtab[s, c, value]`` (the image under
     symmetry ``s`` of ``value`` as chunk ``c`` of a bitboard, ``chunk_bits`` bits a chunk;
     ``keytab`` and ``key_chunk_bits`` the same for keys without the side bit, boards of
-    up to 31 cells, flattened: ``keytab[(s * chunks + c) << key_chunk_bits | value]``), ``nsym``, and the rule flags
-    ``adjacent_playable``, ``adjacent_only``, ``count_live``, ``group_mode``
-    (0 priority-create, 1 must-create..., 2 priority-create-if-one...), ``reentry``,
-    ``piecewise``.
+    up to 31 cells, flattened: ``keytab[(s * chunks + c) << key_chunk_bits | value]``),
+    ``nsym``, and the rule flags ``adjacent_playable``, ``adjacent_only``, ``count_live``,
+    ``group_mode`` (0 priority-create, 1 must-create..., 2 priority-create-if-one...),
+    ``reentry``, ``piecewise``.
 
 Canonical form
     Symmetries never swap colours. The canonical image of ``(black, white)`` is the one

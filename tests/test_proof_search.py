@@ -152,13 +152,13 @@ def test_value_leaves_export_with_their_remoteness_and_check(tmp_path):
 def test_export_rejects_a_strategy_that_loops():
     """The lengths of a proof's rows are worked out from its leaves; a stored strategy
     that comes back to a row of its own is refused, not looped over."""
-    from tablebase.solver.proof.certificate import _strategy_lengths
+    from tablebase.solver.proof.certificate import Row, _strategy_lengths
 
-    rows = {1: ("a", "winner", "x", "win", [2], 0), 2: ("b", "loser", "", "loss", [3, 4], 0),
-            3: ("c", "leaf", "", "win", [], 5), 4: ("d", "winner", "y", "win", [2], 0)}
+    rows = {1: (Row("a", "winner", "x", "win", 0), [2]), 2: (Row("b", "loser", "", "loss", 0), [3, 4]),
+            3: (Row("c", "leaf", "", "win", 5), []), 4: (Row("d", "winner", "y", "win", 0), [2])}
     with pytest.raises(ProofError, match="loops: it comes back to 'b'"):
         _strategy_lengths(rows, 1)
-    rows[4] = ("d", "leaf", "", "win", [], 7)
+    rows[4] = (Row("d", "leaf", "", "win", 7), [])
     assert _strategy_lengths(rows, 1) == {3: 5, 4: 7, 2: 8, 1: 9}
 
 

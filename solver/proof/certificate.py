@@ -24,7 +24,7 @@ opposite move order and the reference engine for its leaves.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 
 from tablebase.games.base import LOSS, WIN, NotationError
@@ -68,8 +68,9 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
     remoteness from ``distance``. Raises ProofError if the stored nodes do not make a
     complete proof, if it loops, or if a leaf's remoteness is missing and no
     ``distance`` is given."""
-    # (text, role, move, value, the rows it leads to, a leaf's remoteness) by exact key, in order
-    entries: dict[int, tuple[str, str, str, str, list[int], int]] = {}
+    # by exact key, in order: the row (remoteness: a leaf's own, else 0 until worked out)
+    # and the exact keys of the rows it leads to
+    entries: dict[int, tuple[Row, list[int]]] = {}
     stack = [root]
     while stack:
         pos = stack.pop()
@@ -79,7 +80,7 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
         text = game.format(pos)
         children = game.children(pos)
         if not children:
-            entries[exact] = (text, LEAF_ROLE, "", VALUE_NAMES[LOSS], [], 0)
+            entries[exact] = (Row(text, LEAF_ROLE, "", VALUE_NAMES[LOSS], 0), [])
             continue
         key = game.canonical_key(pos)
         leaf = leaves.get(key)
@@ -92,7 +93,7 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
                 if distance is None:
                     raise ProofError(f"the leaf {text!r} has a proved value but no remoteness")
                 remoteness = distance(pos)
-            entries[exact] = (text, LEAF_ROLE, "", VALUE_NAMES[value], [], int(remoteness))
+            entries[exact] = (Row(text, LEAF_ROLE, "", VALUE_NAMES[value], int(remoteness)), [])
             continue
         record = settled.get(key)
         if record is None or record[0] != PROVED or record[1] == LEAF:
@@ -101,20 +102,21 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
         if pos.to_move == winner:
             for move, child in children:
                 if game.canonical_key(child) == best:
-                    entries[exact] = (text, WINNER, game.move_name(move.cell), VALUE_NAMES[WIN], [game.key(child)], 0)
+                    entries[exact] = (Row(text, WINNER, game.move_name(move.cell), VALUE_NAMES[WIN], 0),
+                                      [game.key(child)])
                     stack.append(child)
                     break
             else:
                 raise ProofError(f"the stored winning move of {text!r} is not one of its moves")
         else:
-            entries[exact] = (text, LOSER, "", VALUE_NAMES[LOSS], [game.key(child) for _, child in children], 0)
+            entries[exact] = (Row(text, LOSER, "", VALUE_NAMES[LOSS], 0), [game.key(child) for _, child in children])
             stack.extend(child for _, child in reversed(children))
     lengths = _strategy_lengths(entries, game.key(root))
-    for exact, (text, role, played, claimed, _, _) in entries.items():
-        yield Row(text, role, played, claimed, lengths[exact])
+    for exact, (row, _) in entries.items():
+        yield replace(row, remoteness=lengths[exact])
 
 
-def _strategy_lengths(entries: dict[int, tuple[str, str, str, str, list[int], int]], root: int) -> dict[int, int]:
+def _strategy_lengths(entries: dict[int, tuple[Row, list[int]]], root: int) -> dict[int, int]:
     """Plies to the end of each row's strategy against the longest defence: a leaf's own
     remoteness, a winner row one more than its move's row, a loser row one more than its
     longest reply's (depth-first from the leaves up; ProofError on a loop)."""
@@ -124,19 +126,19 @@ def _strategy_lengths(entries: dict[int, tuple[str, str, str, str, list[int], in
     on_path.add(root)
     while stack:
         key, next_child = stack[-1]
-        below = entries[key][4]
+        row, below = entries[key]
         if next_child < len(below):
             stack[-1] = (key, next_child + 1)
             child = below[next_child]
             if child in on_path:
-                raise ProofError(f"the stored strategy loops: it comes back to {entries[child][0]!r}")
+                raise ProofError(f"the stored strategy loops: it comes back to {entries[child][0].position!r}")
             if child not in lengths:
                 on_path.add(child)
                 stack.append((child, 0))
             continue
         stack.pop()
         on_path.discard(key)
-        lengths[key] = entries[key][5] if not below else 1 + max(lengths[child] for child in below)
+        lengths[key] = row.remoteness if not below else 1 + max(lengths[child] for child in below)
     return lengths
 
 

@@ -22,7 +22,7 @@ from tablebase.cli.app import (
 )
 from tablebase.service.files import open_store
 from tablebase.service.check import DEFAULT_SAMPLE, DEFAULT_SEARCH_BUDGET, check_database
-from tablebase.service.proof import DEFAULT_CHECK_BUDGET, check_proof_file
+from tablebase.service.proof import DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, check_proof_file
 
 
 @main.command("check", epilog="""\b
@@ -42,12 +42,17 @@ Example:
 @click.option("--proof", "proof_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Instead: verify a proof file of 'tablebase proof export' (plain or .gz) by the rules alone.")
 @click.option("--leaf-budget", type=BUDGET_RANGE, default=DEFAULT_CHECK_BUDGET, show_default=True,
-              help="--proof: positions a leaf may have to be re-solved exactly; bigger leaves are re-proved "
-                   "by the proof-number search with another move order.")
+              help="--proof: positions a leaf may have to be re-solved exactly by the reference engine; "
+                   "bigger leaves are checked as --leaf-check says.")
+@click.option("--leaf-check", type=click.Choice(LEAF_CHECKS), default=DEFAULT_LEAF_CHECK, show_default=True,
+              help="--proof: a leaf too big for the reference engine is re-solved exactly (value and remoteness) "
+                   "by the compiled search with another move order ('search'), or its value re-proved by the "
+                   "proof-number search on reference-engine leaves ('reference': the rules engine alone, slow "
+                   "beyond about 15 empty cells).")
 @json_option
 @silent_option
 def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof_path: str | None,
-          leaf_budget: int, as_json: bool, silent: bool) -> None:
+          leaf_budget: int, leaf_check: str, as_json: bool, silent: bool) -> None:
     """Verify a tablebase file: the SQLite structure; every tier against the checksum
     recorded when it was written, and each table's checksum against its tiers; every
     table's rules and solver versions against this program's (a table from another
@@ -64,12 +69,13 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     status is 1 if anything failed.
 
     With --proof FILE, no tablebase is read: the proof is verified with the per-position
-    rules engine alone (every move legal, every reply covered, no cycle, values and
-    lengths consistent, every leaf re-solved or re-proved); the first problem found is
+    rules engine (every move legal, every reply covered, no cycle, values and lengths
+    consistent) and every leaf re-solved: by the reference engine when it has at most
+    --leaf-budget positions, otherwise as --leaf-check says. The first problem found is
     named with its line number and the exit status is 1.
     """
     if proof_path is not None:
-        proof_report = check_proof_file(proof_path, leaf_budget, weak_progress(False))
+        proof_report = check_proof_file(proof_path, leaf_budget, weak_progress(silent), leaf_check)
         if as_json:
             click.echo(json.dumps(proof_report.as_json()))
         else:

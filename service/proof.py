@@ -24,14 +24,15 @@ from tablebase.service.errors import ServiceError
 from tablebase.service.progress import Progress, ProgressEvent
 from tablebase.service.smallholder import exact_search, game_of
 from tablebase.solver.proof.certificate import (
-    DEFAULT_CHECK_BUDGET, CheckReport, ProofError, check_proof, format_rows, proof_header, proof_rows)
+    DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, ProofError, check_proof, format_rows,
+    proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
 from tablebase.solver.proof.executors import ExecutorError, describe, open_executor
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
 from tablebase.solver.proof.tree import INF
 
-__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_LEAF_SOLVER", "LEAF_SOLVERS", "WeakSolveReport", "check_proof_file", "export_proof",
-           "weak_solve_into"]
+__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
+           "LEAF_SOLVERS", "WeakSolveReport", "check_proof_file", "export_proof", "weak_solve_into"]
 
 #: Positions one leaf job may explore before it answers "unknown".
 DEFAULT_JOB_BUDGET = 200_000
@@ -185,7 +186,7 @@ def _lines(path: Path) -> Iterator[str]:
 
 
 def check_proof_file(path: str | Path, check_budget: int = DEFAULT_CHECK_BUDGET,
-                     progress: Progress | None = None) -> CheckReport:
+                     progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK) -> CheckReport:
     """Verify a proof file (plain or .gz) by the rules alone; ServiceError names the problem."""
     path = Path(path)
     if not path.is_file():
@@ -196,7 +197,7 @@ def check_proof_file(path: str | Path, check_budget: int = DEFAULT_CHECK_BUDGET,
             progress(ProgressEvent(f"check --proof {path.name}", text))
 
     try:
-        return check_proof(_lines(path), check_budget, report)
+        return check_proof(_lines(path), check_budget, report, leaf_check)
     except (ProofError, NotationError) as exc:
         raise ServiceError(f"{str(path)!r} is not a valid proof: {exc}") from None
 

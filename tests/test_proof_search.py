@@ -224,9 +224,33 @@ def test_export_then_check_round_trip(limping2_proof):
 
 
 @pytest.mark.slow
-def test_check_re_proves_leaves_too_big_to_re_solve(limping2_proof):
+def test_check_re_solves_leaves_too_big_for_the_reference_engine(limping2_proof):
     report = check_proof(limping2_proof, check_budget=50)
-    assert report.reproved_leaves > 0
+    assert report.searched_leaves > 0 and report.reproved_leaves == 0
+    assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.searched_leaves
+    report = check_proof(limping2_proof, check_budget=50, leaf_check="reference")
+    assert report.reproved_leaves > 0 and report.searched_leaves == 0
+
+
+#: an 18-empty hex3 nibbler position, a loss in 18 for White (the table's), too big for the
+#: reference re-solve: the first move of Black's win from the start
+BIG_LEAF = ".../..../..B../..../... W"
+
+
+def _leaf_proof(remoteness: int) -> list[str]:
+    game = Smallholder("hex3", "nibbler")
+    return proof_header(game, game.parse(BIG_LEAF), "B") + [f"{BIG_LEAF}\tleaf\t\tloss\t{remoteness}"]
+
+
+def test_check_re_solves_a_big_leaf_exactly_by_the_compiled_search():
+    report = check_proof(_leaf_proof(18), check_budget=1_000)
+    assert (report.searched_leaves, report.resolved_leaves, report.reproved_leaves) == (1, 0, 0)
+    assert report.depth == 18
+    # the remoteness of a big leaf is checked too, not only its value
+    with pytest.raises(ProofError, match="line 7: the leaf is a loss in 18, not a loss in 20"):
+        check_proof(_leaf_proof(20), check_budget=1_000)
+    with pytest.raises(ValueError, match="leaf_check must be one of"):
+        check_proof(_leaf_proof(18), leaf_check="guess")
 
 
 def _rows(lines: list[str]) -> tuple[list[str], list[list[str]]]:

@@ -14,11 +14,17 @@ strategy **as actually reached from the root** (not canonical forms):
 plies to the end: exact at leaves, and at the other rows the length of the strategy
 below the row against the longest defence (an upper bound on the true remoteness).
 
-`check_proof` verifies such a file with the per-position rules engine alone: every row
-reached from the root, every move legal, every reply covered, no cycle, the values and
-lengths consistent, and every leaf re-solved exactly by the reference subgraph search
-when it is small enough, otherwise re-proved by the proof-number search with the
-opposite move order and the reference engine for its leaves.
+`check_proof` verifies such a file with the per-position rules engine: every row reached
+from the root, every move legal, every reply covered, no cycle, the values and lengths
+consistent. Every leaf is re-solved exactly (value and remoteness) by the reference
+subgraph search when it is small enough; a bigger one (``leaf_check``):
+
+* ``search`` (default): re-solved exactly by the compiled exact search with another move
+  order (no reply-count ordering) and a table of its own; its rules core agrees move for
+  move with the reference engine (tests/test_smallholder_compiled.py);
+* ``reference``: its value re-proved by the proof-number search with the opposite move
+  order and reference-engine leaves (the rules engine alone; slow beyond ~15 empty cells,
+  and the leaf's remoteness is not re-checked).
 """
 
 from __future__ import annotations
@@ -35,8 +41,13 @@ from tablebase.solver.proof.tree import LEAF, PROVED, Leaf
 
 HEADER = ("position", "role", "move", "value", "remoteness")
 WINNER, LOSER, LEAF_ROLE = "winner", "loser", "leaf"
-#: Positions a leaf may have for `check_proof` to re-solve it exactly (else it is re-proved).
+#: Positions a leaf may have for `check_proof` to re-solve it with the reference engine.
 DEFAULT_CHECK_BUDGET = 50_000
+#: How `check_proof` checks a leaf too big for the reference re-solve (see the module doc).
+LEAF_CHECKS = ("search", "reference")
+DEFAULT_LEAF_CHECK = "search"
+#: Transposition-table size of the compiled re-solve of big leaves.
+CHECK_TABLE_BYTES = 1 << 30
 
 
 class ProofError(ValueError):
@@ -172,8 +183,9 @@ class CheckReport:
     loser_rows: int = 0
     leaves: int = 0
     terminal_leaves: int = 0
-    resolved_leaves: int = 0  # re-solved exactly (value and remoteness)
-    reproved_leaves: int = 0  # too big: value re-proved by the proof-number search
+    resolved_leaves: int = 0  # re-solved exactly (value and remoteness) by the reference engine
+    searched_leaves: int = 0  # too big: re-solved exactly by the compiled search, another move order
+    reproved_leaves: int = 0  # too big: value re-proved by the proof-number search on the reference engine
     depth: int = 0  # the root's remoteness as the proof claims it
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -182,13 +194,15 @@ class CheckReport:
         return (f"a valid proof that {COLOUR_NAMES[self.winner]} wins {self.root!r} under {self.rules} in at most "
                 f"{self.depth} plies: {self.rows:,} rows ({self.winner_rows:,} winner, {self.loser_rows:,} loser, "
                 f"{self.leaves:,} leaves: {self.terminal_leaves:,} finished games, {self.resolved_leaves:,} "
-                f"re-solved exactly, {self.reproved_leaves:,} re-proved), checked in {self.seconds:.1f} s")
+                f"re-solved by the reference engine, {self.searched_leaves:,} re-solved by the compiled search, "
+                f"{self.reproved_leaves:,} re-proved), checked in {self.seconds:.1f} s")
 
     def as_json(self) -> dict:
         return {"rules": self.rules, "board": self.board, "root": self.root, "winner": self.winner,
                 "rows": self.rows, "winner_rows": self.winner_rows, "loser_rows": self.loser_rows,
                 "leaves": self.leaves, "terminal_leaves": self.terminal_leaves,
-                "resolved_leaves": self.resolved_leaves, "reproved_leaves": self.reproved_leaves,
+                "resolved_leaves": self.resolved_leaves, "searched_leaves": self.searched_leaves,
+                "reproved_leaves": self.reproved_leaves,
                 "remoteness": self.depth, "seconds": round(self.seconds, 3), "ok": True}
 
 
@@ -235,8 +249,10 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, str], list[tuple[int, Row]]]
 
 
 def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
-                progress: Callable[[str], None] | None = None) -> CheckReport:
+                progress: Callable[[str], None] | None = None, leaf_check: str = DEFAULT_LEAF_CHECK) -> CheckReport:
     """Verify a proof file (see the module doc); ProofError names the first problem."""
+    if leaf_check not in LEAF_CHECKS:
+        raise ValueError(f"leaf_check must be one of {', '.join(LEAF_CHECKS)}, not {leaf_check!r}")
     started = time.perf_counter()
     meta, rows = _parse(lines)
     try:
@@ -297,7 +313,7 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
     if unreached:
         first = min(n for key, (n, _) in table.items() if key not in remoteness)
         raise ProofError(f"line {first}: {unreached} row(s) not reached from the root by the strategy")
-    _check_leaves(game, winner, leaf_checks, check_budget, report, progress)
+    _check_leaves(game, winner, leaf_checks, check_budget, leaf_check, report, progress)
     report.depth = remoteness[game.key(root)]
     report.seconds = time.perf_counter() - started
     return report
@@ -360,22 +376,41 @@ def _verify_length(game: Smallholder, pos: Position, row: Row, number: int, remo
 
 
 def _check_leaves(game: Smallholder, winner: str, leaf_checks: list[tuple[int, Row, Position]], check_budget: int,
-                  report: CheckReport, progress: Callable[[str], None] | None) -> None:
+                  leaf_check: str, report: CheckReport, progress: Callable[[str], None] | None) -> None:
     # imported here: the driver imports this package's tree, not the other way round
     from tablebase.solver.proof.driver import ProofSearch, SearchSettings
     from tablebase.solver.smallholder_search import LocalSearch
 
     search = LocalSearch(game, node_budget=check_budget)
+    compiled_search = None
+    # with the compiled search at hand, a leaf with as many empty cells as one that was
+    # too big for the reference re-solve goes straight to it (a failed try costs seconds)
+    too_big_from = game.board.size + 1
     last = time.perf_counter()
     for done, (number, row, pos) in enumerate(leaf_checks, start=1):
-        outcome = search.solve(pos)
-        search.table.clear()
+        claimed = Outcome(WIN if row.value == "win" else LOSS, row.remoteness)
+        empty = game.board.size - (pos.black | pos.white).bit_count()
+        outcome = None
+        if leaf_check == "reference" or empty < too_big_from:
+            outcome = search.solve(pos)
+            search.table.clear()
+        if outcome is None and leaf_check == "search":
+            too_big_from = min(too_big_from, empty)
+            if compiled_search is None:
+                from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
+
+                # without the reply-count ordering the jobs' search used: another move order
+                compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False, threads=1)
+            outcome = compiled_search.solve(pos, progress=None if progress is None else (
+                lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(leaf_checks):,} "
+                                                    f"(line {number}): {nodes:,} positions")))
+            report.searched_leaves += 1
+        elif outcome is not None:
+            report.resolved_leaves += 1
         if outcome is not None:
-            claimed = Outcome(WIN if row.value == "win" else LOSS, row.remoteness)
             if outcome != claimed:
                 raise ProofError(f"line {number}: the leaf is a {outcome.name} in {outcome.remoteness}, "
                                  f"not a {row.value} in {row.remoteness}: {row.position!r}")
-            report.resolved_leaves += 1
         else:
             settings = SearchSettings(node_budget=check_budget, solver="reference", order="last")
             result = ProofSearch(game, pos, winner, InlineExecutor(), 1, settings).run()

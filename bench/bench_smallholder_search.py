@@ -2,11 +2,14 @@
 
 Run:  python bench/bench_smallholder_search.py [--board hex4] [--rules nibbler]
       [--buckets 16,20,24] [--count 30] [--seconds 60] [--nodes N] [--seed 1] [--threads T]
+      [--value]
 For each bucket, ``count`` random games are played from the start (uniform random legal
 moves) and the first position with that many empty cells is taken (a game that ends
 sooner is replaced by another); each position gets a full analysis (value, remoteness,
 every move) with a fresh transposition table and a wall-clock budget of ``--seconds``, on
-``--threads`` threads (default: the search's, one per core up to two).
+``--threads`` threads (default: the search's, one per core up to two). With ``--value``
+only the value is searched (`ExactSearch.value`, split over the threads from 16 empty
+cells on), keyed as the weak solve's value leaves are.
 One JSON object per position and a summary per bucket, one per line. ``start`` as a
 bucket means the empty board.
 """
@@ -22,6 +25,7 @@ import statistics
 import time
 
 from tablebase.games.smallholder import Smallholder
+from tablebase.solver.probe import VALUE_NAMES
 from tablebase.solver.smallholder_exact import DEFAULT_THREADS, Budget, ExactSearch
 
 
@@ -59,32 +63,44 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--table-mb", type=int, default=512)
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="threads of each analysis")
+    parser.add_argument("--value", action="store_true",
+                        help="the value alone (ExactSearch.value, as the weak solve's value leaves: every "
+                             "position keyed by its canonical form), not every move's exact result")
     parser.add_argument("--quiet", action="store_true", help="summaries only")
     args = parser.parse_args()
     game = Smallholder(args.board, args.rules)
     ExactSearch(game, table_bytes=1 << 20).solve(game.start(), Budget(nodes=1))  # compile / load cache
     print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "load": os.getloadavg(),
-                      "board": args.board, "rules": args.rules, "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
+                      "board": args.board, "rules": args.rules, "value_only": args.value, "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}), flush=True)
     for token in args.buckets.split(","):
         empty = None if token == "start" else int(token)
         rng = random.Random(f"{args.seed}-{token}")
         times, cpus, nodes, exact = [], [], [], 0
         for pos in bucket_positions(game, empty, args.count, rng):
-            search = ExactSearch(game, table_bytes=args.table_mb << 20, threads=args.threads)
+            canonical = {"canonical_stones": game.board.size} if args.value else {}
+            search = ExactSearch(game, table_bytes=args.table_mb << 20, threads=args.threads, **canonical)
+            budget = Budget(seconds=args.seconds, nodes=args.nodes)
             cpu = time.process_time()
-            result = search.analyse(pos, Budget(seconds=args.seconds, nodes=args.nodes))
+            if args.value:
+                started = time.perf_counter()
+                value = search.value(pos, budget)
+                seconds, found = time.perf_counter() - started, value is not None
+                line = {"value": None if value is None else VALUE_NAMES[value]}
+            else:
+                result = search.analyse(pos, budget)
+                seconds, found = result.seconds, result.exact
+                line = {"value": result.outcome and result.outcome.name,
+                        "remoteness": result.outcome and result.outcome.remoteness}
             cpu = time.process_time() - cpu
             cpus.append(cpu)
-            times.append(result.seconds)
-            nodes.append(result.nodes)
-            exact += result.exact
+            times.append(seconds)
+            nodes.append(search.searched())
+            exact += found
             if not args.quiet:
-                print(json.dumps({"bucket": token, "position": result.position, "exact": result.exact,
-                                  "value": result.outcome and result.outcome.name,
-                                  "remoteness": result.outcome and result.outcome.remoteness,
-                                  "seconds": round(result.seconds, 3), "cpu_s": round(cpu, 3),
-                                  "nodes": result.nodes}), flush=True)
+                print(json.dumps({"bucket": token, "position": game.format(pos), "exact": found, **line,
+                                  "seconds": round(seconds, 3), "cpu_s": round(cpu, 3),
+                                  "nodes": search.searched()}), flush=True)
         times.sort()
         print(json.dumps({"bucket": token, "positions": len(times), "exact": exact,
                           "median_s": round(statistics.median(times), 3),

@@ -113,8 +113,9 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
     root = _root(game, root_text)
     if not game.moves(root):
         raise ServiceError(f"the game is already over in {game.format(root)!r}: nothing to solve")
+    in_process = scheduler is None and not workers  # then a leaf job may use every core
     settings = SearchSettings(node_budget=node_budget, solver=solver, job_max_empty=job_max_empty,
-                              time_limit=time_limit, first_moves=first_moves)
+                              time_limit=time_limit, first_moves=first_moves, job_threads=None if in_process else 1)
     started = time.perf_counter()
     callback = _progress_event(game, progress) if progress else None
     try:

@@ -37,6 +37,7 @@ from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import BLACK, Board, Position, Smallholder
 from tablebase.games.smallholder import compiled
 from tablebase.solver import smallholder_exact_kernel as kernel
+from tablebase.solver.smallholder_split import SplitTest
 from tablebase.solver.probe import MoveOutcome, Outcome, ProbeResult, probe_many
 
 #: Default size limit of the in-memory transposition table.
@@ -55,6 +56,11 @@ MAX_CELLS = 62
 #: value-only search from an early position (the weak solve's jobs) gains more from
 #: merging symmetric images, so those pass ``canonical_stones`` = the board's size.
 CANONICAL_STONES = 8
+
+#: A value search from a position with at least this many empty cells runs on all the
+#: search's threads (`solver/smallholder_split.py`). Measured on limping3 nibbler
+#: (BENCHMARKS.md): the same time at 17 empty cells, 0.56x at 19, about 0.55x at 21-23.
+SPLIT_EMPTY = 16
 
 #: progress(nodes, depth, line): called about once a second on long searches.
 Progress = Callable[[int, int, str], None]
@@ -193,8 +199,11 @@ class ExactSearch:
     threads: its searches run one at a time (each may itself use `threads` threads)."""
 
     def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True,
-                 canonical_stones: int = CANONICAL_STONES, threads: int = DEFAULT_THREADS) -> None:
+                 canonical_stones: int = CANONICAL_STONES, threads: int = DEFAULT_THREADS,
+                 split_empty: int = SPLIT_EMPTY) -> None:
         self.mobility = mobility
+        #: `value` runs on all threads from positions with at least this many empty cells
+        self.split_empty = split_empty
         self._searching: Position | None = None
         self._using = threading.RLock()
         self.mobility_empty = kernel.DEFAULT_MOBILITY_EMPTY
@@ -346,6 +355,8 @@ class ExactSearch:
         stored = self._stored_score(pos)
         if stored is not None:
             return outcome_of_score(stored).value
+        if self.threads > 1 and self.game.board.size - (pos.black | pos.white).bit_count() >= self.split_empty:
+            return self._split_value(pos)
         m, w = self.table_pair(pos)
         g = self._window(m, w, 0, 1)  # fail-soft: g >= 1 proves a win, g < 0 already a loss
         if g == 0:
@@ -353,6 +364,20 @@ class ExactSearch:
         if g is None:
             return None
         return WIN if g > 0 else LOSS if g < 0 else DRAW
+
+    def _split_value(self, pos: Position) -> int | None:
+        """`value` on all `threads` threads (`solver/smallholder_split.py`)."""
+        split = SplitTest(self, self._workers)
+        with _interruptible():
+            wins = split.test(pos, 1)
+            if wins is None:
+                return None
+            if wins:
+                return WIN
+            holds = split.test(pos, 0)  # a draw at least?
+            if holds is None:
+                return None
+            return DRAW if holds else LOSS
 
     def _scores(self, positions: Sequence[Position]) -> list[int | None]:
         """The exact scores of ``positions`` (None: unknown), searched on `threads` threads

@@ -65,6 +65,8 @@ class SearchSettings:
     first_moves: bool = False  # also settle every first move (which ones win)
     #: selection tie-break: "first" (ascending cells) or "last" (a different move order)
     order: str = "first"
+    #: threads a leaf job may use (`jobs.Job.threads`): 1 on a cluster, None in-process
+    job_threads: int | None = 1
 
 
 @dataclass(frozen=True)
@@ -208,7 +210,7 @@ class ProofSearch:
                     continue
                 graph.start_job(node)
                 job = Job(self.game.board.name, self.game.rules.spec, node.key, self.settings.node_budget,
-                          self.settings.solver)
+                          self.settings.solver, self.settings.job_threads)
                 self._pending[self.executor.submit(run_job, job)] = node
             if target.state == SETTLED:
                 break

@@ -36,8 +36,9 @@ from tablebase.solver.probe import Outcome
 from tablebase.solver.proof.tree import Leaf
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 
-#: (game, position, node budget) -> (exact leaf result or None when out of budget, nodes explored)
-LeafSolver = Callable[[Smallholder, Position, int], tuple[Leaf | None, int]]
+#: (game, position, node budget, threads) -> (exact leaf result or None when out of budget,
+#: nodes explored); only the compiled search uses more than one thread
+LeafSolver = Callable[[Smallholder, Position, int, int | None], tuple[Leaf | None, int]]
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,9 @@ class Job:
     key: int  # canonical key of the position
     node_budget: int
     solver: str = "subgraph"
+    #: threads the leaf solver may use: 1 on a cluster (a worker per core), None for the
+    #: search's default (one per core, at most two) when the jobs run in the master's process
+    threads: int | None = 1
 
 
 @dataclass(frozen=True)
@@ -70,32 +74,35 @@ EXACT_TABLE_BYTES = 1 << 28
 
 
 @functools.cache
-def _exact_search(board: str, rules: str) -> Any:
+def _exact_search(board: str, rules: str, threads: int | None = 1) -> Any:
     from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
 
     game = _game(board, rules)
     # jobs are early positions: merging symmetric images everywhere pays (BENCHMARKS.md)
-    return ExactSearch(game, table_bytes=EXACT_TABLE_BYTES, canonical_stones=game.board.size)
+    if threads is None:
+        return ExactSearch(game, table_bytes=EXACT_TABLE_BYTES, canonical_stones=game.board.size)
+    return ExactSearch(game, table_bytes=EXACT_TABLE_BYTES, canonical_stones=game.board.size, threads=threads)
 
 
 def _leaf(outcome: Outcome | None) -> Leaf | None:
     return None if outcome is None else (outcome.value, outcome.remoteness)
 
 
-def exact_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Leaf | None, int]:
+def exact_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
     """The compiled exact search, stopped after ``node_budget`` positions."""
     from tablebase.solver.smallholder_exact import Budget
 
-    search = _exact_search(game.board.name, game.rules.spec)
+    search = _exact_search(game.board.name, game.rules.spec, threads)
     outcome = search.solve(pos, Budget(nodes=node_budget))
     return _leaf(outcome), search.searched()
 
 
-def value_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Leaf | None, int]:
-    """The compiled exact search for the value alone, stopped after ``node_budget`` positions."""
+def value_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
+    """The compiled exact search for the value alone, stopped after ``node_budget``
+    positions; with more than one thread, split over them from 16 empty cells on."""
     from tablebase.solver.smallholder_exact import Budget
 
-    search = _exact_search(game.board.name, game.rules.spec)
+    search = _exact_search(game.board.name, game.rules.spec, threads)
     value = search.value(pos, Budget(nodes=node_budget))
     return (None if value is None else (value, None)), search.searched()
 
@@ -105,7 +112,7 @@ def _array_search(board: str, rules: str) -> ArrayLocalSearch:
     return ArrayLocalSearch(_game(board, rules), node_budget=None)
 
 
-def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Leaf | None, int]:
+def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
     """The array-rules subgraph solve (boards up to 63 cells)."""
     search = _array_search(game.board.name, game.rules.spec)
     search.node_budget = node_budget
@@ -115,7 +122,7 @@ def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[L
     return _leaf(outcome), search.nodes
 
 
-def reference_leaf(game: Smallholder, pos: Position, node_budget: int) -> tuple[Leaf | None, int]:
+def reference_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
     """The same solve with the per-position rules engine only (slow; what checks use)."""
     search = LocalSearch(game, node_budget=node_budget)
     return _leaf(search.solve(pos)), search.nodes
@@ -130,5 +137,5 @@ def run_job(job: Job) -> JobResult:
     """Solve one job (the function the executors run, in-process or on a Dask worker)."""
     started = time.perf_counter()
     game = _game(job.board, job.rules)
-    leaf, nodes = LEAF_SOLVERS[job.solver](game, game.from_key(job.key), job.node_budget)
+    leaf, nodes = LEAF_SOLVERS[job.solver](game, game.from_key(job.key), job.node_budget, job.threads)
     return JobResult(job.key, leaf, nodes, time.perf_counter() - started, f"{os.uname().nodename}:{os.getpid()}")

@@ -59,7 +59,7 @@ CANONICAL_STONES = 8
 
 #: A value search from a position with at least this many empty cells runs on all the
 #: search's threads (`solver/smallholder_split.py`). Measured on limping3 nibbler
-#: (BENCHMARKS.md): the same time at 17 empty cells, 0.56x at 19, about 0.55x at 21-23.
+#: (BENCHMARKS.md, medians): 0.92x the time at 17 empty cells, 0.56x at 19, 0.69x at 21.
 SPLIT_EMPTY = 16
 
 #: progress(nodes, depth, line): called about once a second on long searches.

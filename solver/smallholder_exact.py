@@ -37,7 +37,7 @@ from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import BLACK, Board, Position, Smallholder
 from tablebase.games.smallholder import compiled
 from tablebase.solver import smallholder_exact_kernel as kernel
-from tablebase.solver.smallholder_split import SplitTest
+from tablebase.solver.smallholder_split import SplitSearch
 from tablebase.solver.probe import MoveOutcome, Outcome, ProbeResult, probe_many
 
 #: Default size limit of the in-memory transposition table.
@@ -276,7 +276,8 @@ class ExactSearch:
         with _interruptible():
             return self._mtd(self._workers[0], pos, guess)
 
-    def _mtd(self, worker: _Worker, pos: Position, guess: int) -> int | None:
+    def _mtd(self, worker: _Worker, pos: Position, guess: int, split: SplitSearch | None = None) -> int | None:
+        """MTD(f) on ``worker``, or on all workers through ``split``."""
         stored = self._stored_score(pos)
         if stored is not None:
             return stored
@@ -284,7 +285,7 @@ class ExactSearch:
         lower, upper = -kernel.INF, kernel.INF
         while lower < upper:
             beta = guess + 1 if guess == lower else guess
-            g = worker.window(m, w, beta - 1, beta)
+            g = worker.window(m, w, beta - 1, beta) if split is None else split.search(pos, beta)
             if g is None:
                 return None
             if g < beta:
@@ -355,8 +356,9 @@ class ExactSearch:
         stored = self._stored_score(pos)
         if stored is not None:
             return outcome_of_score(stored).value
-        if self.threads > 1 and self.game.board.size - (pos.black | pos.white).bit_count() >= self.split_empty:
-            return self._split_value(pos)
+        split = self._split(pos)
+        if split is not None:
+            return self._split_value(split, pos)
         m, w = self.table_pair(pos)
         g = self._window(m, w, 0, 1)  # fail-soft: g >= 1 proves a win, g < 0 already a loss
         if g == 0:
@@ -365,25 +367,29 @@ class ExactSearch:
             return None
         return WIN if g > 0 else LOSS if g < 0 else DRAW
 
-    def _split_value(self, pos: Position) -> int | None:
-        """`value` on all `threads` threads (`solver/smallholder_split.py`)."""
-        split = SplitTest(self, self._workers)
+    def _split(self, pos: Position) -> SplitSearch | None:
+        """The split of `solver/smallholder_split.py` over all threads, for a position
+        with at least `split_empty` empty cells (None: one thread does)."""
+        empty = self.game.board.size - (pos.black | pos.white).bit_count()
+        return SplitSearch(self, self._workers) if self.threads > 1 and empty >= self.split_empty else None
+
+    def _split_value(self, split: SplitSearch, pos: Position) -> int | None:
+        """`value` on the split: the same two tests."""
         with _interruptible():
-            wins = split.test(pos, 1)
-            if wins is None:
-                return None
-            if wins:
-                return WIN
-            holds = split.test(pos, 0)  # a draw at least?
-            if holds is None:
-                return None
-            return DRAW if holds else LOSS
+            g = split.search(pos, 1)
+            if g == 0:
+                g = split.search(pos, 0)
+        if g is None:
+            return None
+        return WIN if g > 0 else LOSS if g < 0 else DRAW
 
     def _scores(self, positions: Sequence[Position]) -> list[int | None]:
         """The exact scores of ``positions`` (None: unknown), searched on `threads` threads
         at once that share the table, each taking the next position not yet taken; the
         scores do not depend on it. Call `_start` first: the budget holds for them all."""
         scores: list[int | None] = [None] * len(positions)
+        # one position alone is split over the threads (`_split`), several take one each
+        split = self._split(positions[0]) if len(positions) == 1 else None
         todo = iter(range(len(positions)))
         taking = threading.Lock()
         failures: list[BaseException] = []
@@ -396,7 +402,7 @@ class ExactSearch:
                         i = next(todo, None)
                     if i is None:
                         return
-                    score = self._mtd(worker, positions[i], guess)
+                    score = self._mtd(worker, positions[i], guess, split)
                     if score is None:
                         return
                     scores[i] = guess = score

@@ -1,20 +1,21 @@
-"""One null-window test of the exact search on several threads: the top plies split
+"""One null-window search of the exact search on several threads: the top plies split
 "young brothers wait" style (Feldmann's YBWC), the compiled kernel below.
 
-``test(pos, t)`` answers "is the score of ``pos`` at least ``t``?" (scores as in
-`solver/smallholder_exact_kernel.py`). Over the first ``split_plies`` plies it is worked
-out here from the children: ``pos`` reaches ``t`` if and only if some child fails to
-reach ``to_child(t) + 1``. The children are tried best first (a stored bound first,
-then fewest replies, the kernel's own order); the eldest alone, and if it does not
-settle the node (the node is then most likely one where every child must be searched),
-all the others at once, each on a thread of its own that waits for a free worker
-(`_Worker`, one per core) when it reaches the kernel. The first child that settles the
-node stops its brothers: their kernel searches are told to abort (their worker's
-``ABORTED`` flag), what they proved so far stays in the shared table.
+``search(pos, t)`` is the kernel's fail-soft null-window search at ``t`` (scores as in
+`solver/smallholder_exact_kernel.py`): a result g >= t proves the score is at least g,
+g < t that it is at most g. Over the first ``split_plies`` plies it is worked out here
+from the children, a parent reaching ``t`` through a child exactly when the child fails
+``to_child(t) + 1``. The children are tried best first, in the kernel's order (a child
+the table settles, the last move that settled a node at that ply, fewest replies, a
+capture, the workers' history counts): the eldest alone; if it does not settle the node
+(which then most likely needs every child), the others as many at once as there are
+workers (`_Worker`, one per core), best first. The first child that settles the node
+stops its brothers: their kernel searches abort at their next position (their
+worker's ``ABORTED`` flag), and what they proved so far stays in the shared table.
 
-Every answer is a child's exact test, path-independent (a kernel search from a child
-never relies on the line above it), so the split is as exact as one search; only the
-work can differ, and the answer never does.
+Below the split the kernel searches each position as a root, so every result combined
+here is path-independent (it never relies on the line above it, cycles included) and
+the split is as exact as one search: only the work can differ, never the answer.
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ import numpy as np
 
 from tablebase.solver import smallholder_exact_kernel as kernel
 
-#: Plies worked out here above the kernel's searches (two: a win's first move and every
-#: reply to it, or every move of a loss and each one's first refutation, run in parallel).
+#: Plies worked out here above the kernel's searches: at least two (a win's first move
+#: and every reply to it, or every move of a loss and each one's first refutation), and
+#: from bigger positions down to `SPLIT_LEAF_EMPTY` empty cells, since the eldest
+#: brothers' line is searched on one thread alone before the others start (from the
+#: empty limping3 board with two plies, that one kernel search ran for over 4 minutes).
 SPLIT_PLIES = 2
+SPLIT_LEAF_EMPTY = 20
 #: index of a worker's history counts (by cell) in its arrays (`_Worker.arrays`)
 HISTORY = 9
 
@@ -50,14 +55,18 @@ class _Stop:
         return False
 
 
-class SplitTest:
-    """The test over ``workers`` (each a `_Worker` of one `ExactSearch`, sharing its table
+class SplitSearch:
+    """The search over ``workers`` (each a `_Worker` of one `ExactSearch`, sharing its table
     and stop flag; their counters already reset for the budget)."""
 
-    def __init__(self, search: Any, workers: list[Any], split_plies: int = SPLIT_PLIES) -> None:
-        self.search = search
+    def __init__(self, search: Any, workers: list[Any], split_plies: int | None = None) -> None:
         self.game = search.game
-        self.split_plies = split_plies
+        self.tt = search.tt
+        self.control = search.control
+        self.search_pair = search.table_pair  # the key a position has in the table
+        self.search_state = search.state
+        self.fixed_plies = split_plies  # None: by the position's size (`search`)
+        self.split_plies = SPLIT_PLIES if split_plies is None else split_plies
         self.width = len(workers)
         self.workers = workers
         self.idle: queue.Queue[Any] = queue.Queue()
@@ -72,56 +81,65 @@ class SplitTest:
     @property
     def stopped(self) -> bool:
         """The search's budget, clock or an interrupt stopped it: the answer is unknown."""
-        return bool(self.search.control[kernel.STOP])
+        return bool(self.control[kernel.STOP])
 
-    def test(self, pos: Any, t: int) -> bool | None:
-        """Whether ``pos`` scores at least ``t`` (None: the budget ran out)."""
-        answer = self._test(pos, t, 0, _Stop())
+    def search(self, pos: Any, t: int) -> int | None:
+        """The fail-soft null-window search of ``pos`` at ``t``, as the kernel's: a score
+        g >= t proves the score is at least g, g < t that it is at most g (None: the
+        budget ran out)."""
+        if self.fixed_plies is None:
+            empty = self.game.board.size - (pos.black | pos.white).bit_count()
+            self.split_plies = max(SPLIT_PLIES, empty - SPLIT_LEAF_EMPTY)
+        answer = self._search(pos, t, 0, _Stop())
         if self.failures:
             raise self.failures[0]
         return None if self.stopped else answer
 
-    def _test(self, pos: Any, t: int, ply: int, stop: _Stop) -> bool | None:
+    def _search(self, pos: Any, t: int, ply: int, stop: _Stop) -> int | None:
         if stop.cancelled() or self.stopped:
             return None
-        m, w = self.search.table_pair(pos)
-        entry, data = kernel.tt_find(self.search.tt, np.uint64(m), np.uint64(w))
+        m, w = self.search_pair(pos)
+        entry, data = kernel.tt_find(self.tt, np.uint64(m), np.uint64(w))
         if entry >= 0:
             if kernel.data_lo(data) >= t:
-                return True
+                return int(kernel.data_lo(data))
             if kernel.data_hi(data) < t:
-                return False
+                return int(kernel.data_hi(data))
         if not self.game.moves(pos):
-            return -kernel.WIN_SCORE >= t
+            return -kernel.WIN_SCORE
         if ply >= self.split_plies:
             return self._window(m, w, t, stop)
+        # the parent reaches t through a child exactly when the child fails child_t
         child_t = kernel.to_child(t) + 1
         moves = self.game.children(pos)
-        stones = (pos.waiter).bit_count()
+        stones = pos.waiter.bit_count()
         killer = self.killers.get(ply)
         moves.sort(key=lambda move: self._order(move[0].cell, move[1], child_t, killer, stones))
-        children = [child for _, child in moves]
-        first = self._test(children[0], child_t, ply + 1, stop)
+        first = self._search(moves[0][1], child_t, ply + 1, stop)
         if first is None:
             return None
-        if not first:
+        best = kernel.from_child(first)
+        if best < t and len(moves) > 1:
+            rest = self._brothers(moves[1:], child_t, ply + 1, stop)
+            if rest is None:
+                return None
+            best = max(best, rest)
+        if kernel.from_child(first) >= t:
             self.killers[ply] = moves[0][0].cell
-            return self._store(m, w, t, True)
-        answer = self._any_fails(moves[1:], child_t, ply + 1, stop)
-        return None if answer is None else self._store(m, w, t, answer)
+        self._store(m, w, t, best)
+        return best
 
-    def _store(self, m: int, w: int, t: int, reached: bool) -> bool:
-        """Keep the node's result in the table as a bound (at least t, or at most t - 1)."""
-        lo, hi = (t, kernel.INF) if reached else (-kernel.INF, t - 1)
-        kernel.tt_store(self.search.tt, np.uint64(m), np.uint64(w), lo, hi, -1, 0, self.search.state)
-        return reached
+    def _store(self, m: int, w: int, t: int, score: int) -> None:
+        """Keep a node's fail-soft result in the table as the bound it proves."""
+        lo, hi = (score, kernel.INF) if score >= t else (-kernel.INF, score)
+        kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), lo, hi, -1, 0, self.search_state)
 
     def _order(self, cell: int, child: Any, child_t: int, killer: int | None, stones: int) -> tuple[int, ...]:
         """Best first, as the kernel orders: a child the table already shows failing
         ``child_t``, the last move that settled a node at this ply, fewest replies, a
         capture; a child the table shows reaching ``child_t`` last."""
-        m, w = self.search.table_pair(child)
-        entry, data = kernel.tt_find(self.search.tt, np.uint64(m), np.uint64(w))
+        m, w = self.search_pair(child)
+        entry, data = kernel.tt_find(self.tt, np.uint64(m), np.uint64(w))
         rank = 1
         if entry >= 0:
             rank = 0 if kernel.data_hi(data) < child_t else 2 if kernel.data_lo(data) >= child_t else 1
@@ -129,44 +147,42 @@ class SplitTest:
         history = sum(int(worker.arrays[HISTORY][cell]) for worker in self.workers)
         return rank, cell != killer, len(self.game.moves(child)), not capture, -history
 
-    def _any_fails(self, moves: list[Any], child_t: int, ply: int, stop: _Stop) -> bool | None:
-        """True if some child fails its test (the node reaches its own), False if none
-        does, None if unknown; the children are tested at once."""
-        if not moves:
-            return False
+    def _brothers(self, moves: list[Any], child_t: int, ply: int, stop: _Stop) -> int | None:
+        """The best score the parent gets through ``moves`` (their children searched at
+        ``child_t``, as many at once as there are workers, best first), stopping at the
+        first one that reaches the parent's test; None if unknown."""
         branch = _Stop(stop)
         todo = iter(range(len(moves)))
         taking = threading.Lock()
-        results: list[bool | None] = [None] * len(moves)
-        found = threading.Event()
+        scores: list[int | None] = [None] * len(moves)
+        found: list[int] = []
 
         def run() -> None:
-            # the children in order, as many at once as there are workers
             try:
-                while not found.is_set() and not branch.cancelled():
+                while not found and not branch.cancelled():
                     with taking:
                         i = next(todo, None)
                     if i is None:
                         return
-                    results[i] = self._test(moves[i][1], child_t, ply, branch)
-                    if results[i] is False:
+                    scores[i] = g = self._search(moves[i][1], child_t, ply, branch)
+                    if g is not None and g < child_t:  # this child fails: the parent reaches its test
                         self.killers[ply - 1] = moves[i][0].cell
-                        found.set()
+                        found.append(i)
                         self._cancel(branch)
-            except BaseException as error:  # re-raised by `test`
+            except BaseException as error:  # re-raised by `search`
                 self.failures.append(error)
-                self.search.control[kernel.STOP] = 1
+                self.control[kernel.STOP] = 1
 
         threads = [threading.Thread(target=run, daemon=True) for _ in range(min(self.width, len(moves)))]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        if found.is_set():
-            return True
-        if any(result is None for result in results):
+        if found:
+            return max(kernel.from_child(scores[i]) for i in found)  # type: ignore[arg-type]
+        if any(score is None for score in scores):
             return None
-        return False
+        return max(kernel.from_child(score) for score in scores)  # type: ignore[arg-type]
 
     def _cancel(self, branch: _Stop) -> None:
         with self._lock:
@@ -175,7 +191,7 @@ class SplitTest:
                 if stop.cancelled():
                     worker.state[kernel.ABORTED] = 1
 
-    def _window(self, m: int, w: int, t: int, stop: _Stop) -> bool | None:
+    def _window(self, m: int, w: int, t: int, stop: _Stop) -> int | None:
         worker = self.idle.get()
         try:
             with self._lock:
@@ -186,6 +202,6 @@ class SplitTest:
             with self._lock:
                 del self._running[id(worker)]
                 worker.state[kernel.ABORTED] = 0  # a cancelled search: the worker goes on
-            return None if score is None else score >= t
+            return score
         finally:
             self.idle.put(worker)

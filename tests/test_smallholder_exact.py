@@ -47,15 +47,18 @@ def check_against(game: Smallholder, positions: list, reference) -> int:  # type
     """Every position's analysis equals ``reference`` on it and on each child, and so does
     the value alone (`ExactSearch.value`, in searches of their own so that no exact score
     found by an analysis answers it: on one thread, and split over two from every
-    position); the number of draws met."""
+    position), and so does the exact result of the position alone searched split over
+    two threads (MTD(f) on the split); the number of draws met."""
     search = ExactSearch(game, table_bytes=TABLE)
     values = ExactSearch(game, table_bytes=TABLE, threads=1)
     split_values = ExactSearch(game, table_bytes=TABLE, threads=2, split_empty=0)
+    split_exact = ExactSearch(game, table_bytes=TABLE, threads=2, split_empty=0)
     draws = 0
     for pos in positions:
         for probed in [pos] + [child for _, child in game.children(pos)]:
             assert values.value(probed) == reference(probed).value, game.format(probed)
             assert split_values.value(probed) == reference(probed).value, game.format(probed)
+        assert split_exact.solve(pos) == reference(pos), game.format(pos)
         analysis = search.analyse(pos)
         assert analysis.exact
         assert analysis.outcome == reference(pos), game.format(pos)

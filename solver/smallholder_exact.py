@@ -371,7 +371,9 @@ class ExactSearch:
         """The split of `solver/smallholder_split.py` over all threads, for a position
         with at least `split_empty` empty cells (None: one thread does)."""
         empty = self.game.board.size - (pos.black | pos.white).bit_count()
-        return SplitSearch(self, self._workers) if self.threads > 1 and empty >= self.split_empty else None
+        if self.threads < 2 or empty < self.split_empty:
+            return None
+        return SplitSearch(self, self._workers, _symmetry_onto)
 
     def _split_value(self, split: SplitSearch, pos: Position) -> int | None:
         """`value` on the split: the same two tests."""

@@ -59,8 +59,9 @@ class SplitSearch:
     """The search over ``workers`` (each a `_Worker` of one `ExactSearch`, sharing its table
     and stop flag; their counters already reset for the budget)."""
 
-    def __init__(self, search: Any, workers: list[Any], split_plies: int | None = None) -> None:
+    def __init__(self, search: Any, workers: list[Any], symmetry_onto: Any, split_plies: int | None = None) -> None:
         self.game = search.game
+        self.symmetry_onto = symmetry_onto  # (game, pos, m, w) -> a symmetry taking pos to (m, w)
         self.tt = search.tt
         self.control = search.control
         self.search_pair = search.table_pair  # the key a position has in the table
@@ -118,21 +119,25 @@ class SplitSearch:
         first = self._search(moves[0][1], child_t, ply + 1, stop)
         if first is None:
             return None
-        best = kernel.from_child(first)
-        if best < t and len(moves) > 1:
+        best, best_cell = kernel.from_child(first), moves[0][0].cell
+        if best >= t:
+            self.killers[ply] = best_cell
+        elif len(moves) > 1:
             rest = self._brothers(moves[1:], child_t, ply + 1, stop)
             if rest is None:
                 return None
-            best = max(best, rest)
-        if kernel.from_child(first) >= t:
-            self.killers[ply] = moves[0][0].cell
-        self._store(m, w, t, best)
+            if rest[0] > best:
+                best, best_cell = rest
+        self._store(pos, m, w, t, best, best_cell)
         return best
 
-    def _store(self, m: int, w: int, t: int, score: int) -> None:
-        """Keep a node's fail-soft result in the table as the bound it proves."""
+    def _store(self, pos: Any, m: int, w: int, t: int, score: int, cell: int) -> None:
+        """Keep a node's fail-soft result in the table as the bound it proves, with the
+        move that gave it (in the table form's orientation, as the kernel keeps moves):
+        the progress line and later searches' ordering read it."""
         lo, hi = (score, kernel.INF) if score >= t else (-kernel.INF, score)
-        kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), lo, hi, -1, 0, self.search_state)
+        move = self.game.board.symmetries[self.symmetry_onto(self.game, pos, m, w)][cell]
+        kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), lo, hi, move, 0, self.search_state)
 
     def _order(self, cell: int, child: Any, child_t: int, killer: int | None, stones: int) -> tuple[int, ...]:
         """Best first, as the kernel orders: a child the table already shows failing
@@ -147,10 +152,10 @@ class SplitSearch:
         history = sum(int(worker.arrays[HISTORY][cell]) for worker in self.workers)
         return rank, cell != killer, len(self.game.moves(child)), not capture, -history
 
-    def _brothers(self, moves: list[Any], child_t: int, ply: int, stop: _Stop) -> int | None:
-        """The best score the parent gets through ``moves`` (their children searched at
-        ``child_t``, as many at once as there are workers, best first), stopping at the
-        first one that reaches the parent's test; None if unknown."""
+    def _brothers(self, moves: list[Any], child_t: int, ply: int, stop: _Stop) -> tuple[int, int] | None:
+        """The best score the parent gets through ``moves`` and its move (their children
+        searched at ``child_t``, as many at once as there are workers, best first),
+        stopping at the first one that reaches the parent's test; None if unknown."""
         branch = _Stop(stop)
         todo = iter(range(len(moves)))
         taking = threading.Lock()
@@ -166,7 +171,7 @@ class SplitSearch:
                         return
                     scores[i] = g = self._search(moves[i][1], child_t, ply, branch)
                     if g is not None and g < child_t:  # this child fails: the parent reaches its test
-                        self.killers[ply - 1] = moves[i][0].cell
+                        self.killers[ply - 1] = moves[i][0].cell  # (the parent's best move)
                         found.append(i)
                         self._cancel(branch)
             except BaseException as error:  # re-raised by `search`
@@ -178,11 +183,10 @@ class SplitSearch:
             thread.start()
         for thread in threads:
             thread.join()
-        if found:
-            return max(kernel.from_child(scores[i]) for i in found)  # type: ignore[arg-type]
-        if any(score is None for score in scores):
+        chosen = found or range(len(moves))  # the children that reached the test, or all
+        if not found and any(score is None for score in scores):
             return None
-        return max(kernel.from_child(score) for score in scores)  # type: ignore[arg-type]
+        return max((kernel.from_child(scores[i]), moves[i][0].cell) for i in chosen)  # type: ignore[arg-type]
 
     def _cancel(self, branch: _Stop) -> None:
         with self._lock:

@@ -89,7 +89,8 @@ def _leaf(outcome: Outcome | None) -> Leaf | None:
 
 
 def exact_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
-    """The compiled exact search, stopped after ``node_budget`` positions."""
+    """The compiled exact search, stopped after ``node_budget`` positions; with more than
+    one thread, split over them from 16 empty cells on."""
     from tablebase.solver.smallholder_exact import Budget
 
     search = _exact_search(game.board.name, game.rules.spec, threads)

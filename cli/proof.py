@@ -47,7 +47,11 @@ def export_smallholder(board: str, ruleset: str | None, spec: str | None, positi
     move the winner plays, 'loser' rows have every legal reply covered by a row, and
     'leaf' rows carry the exact value and remoteness of the leaf solver (or a finished
     game). '#' lines before the header name the rules, the board, the root and the
-    claim. The file is checked with 'tablebase check --proof FILE'.
+    claim. A draw (both sides' wins disproved) is written as the two sides' strategies
+    that do not lose, each after a '# strategy: ... (holder B|W)' line and its own
+    header: 'holder' rows give the move of the side that does not lose, 'opponent'
+    rows have every reply covered, leaves are draws or wins for the holder. The file is
+    checked with 'tablebase check --proof FILE'.
     """
     with open_store(db_path, readonly=True) as store:
         lines = list(export_proof(store, board, rules_of(ruleset, spec), position))

@@ -24,8 +24,8 @@ from tablebase.service.errors import ServiceError
 from tablebase.service.progress import Progress, ProgressEvent
 from tablebase.service.smallholder import exact_search, game_of
 from tablebase.solver.proof.certificate import (
-    DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, ProofError, check_proof, format_rows,
-    proof_header, proof_rows)
+    DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, ProofError, check_proof, draw_lines,
+    format_rows, holding_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
 from tablebase.solver.proof.executors import ExecutorError, describe, open_executor
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
@@ -157,24 +157,37 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
     runs = [run for colour in (root.to_move, opponent(root.to_move))
             if (run := proofs.find_run("smallholder", game.rules_name, key, colour)) is not None]
     proved = [run for run in runs if run.status == "proved"]
+    disproved = [run for run in runs if run.status == "disproved"]
+    leaves = proofs.leaves("smallholder", game.rules_name)
+    if not proved and len(disproved) == 2:  # a draw: each disproof is the other side's drawing strategy
+        try:
+            strategies = {opponent(run.goal): list(holding_rows(game, root, opponent(run.goal), proofs.settled(run.id),
+                                                                leaves, _leaf_distance(game)))
+                          for run in sorted(disproved, key=lambda run: run.goal == root.to_move)}
+        except ProofError as exc:
+            raise ServiceError(str(exc)) from None
+        size = sum(len(rows) for rows in strategies.values())
+        yield from draw_lines(game, root, strategies, _notes(disproved, size))
+        return
     if not proved:
         what = ", ".join(f"{COLOUR_NAMES[run.goal]} wins? {run.status}" for run in runs) or "no weak solve stored"
-        if any(run.status == "disproved" for run in runs) and len(runs) == 2 and not proved:
-            raise ServiceError(f"{game.format(root)!r} under {game.rules_name} is a draw ({what}); exporting "
-                               f"the two drawing strategies is not supported yet")
         raise ServiceError(f"no proof of {game.format(root)!r} under {game.rules_name} in {str(store.path)!r} "
                            f"({what}); run 'tablebase solve smallholder --weak' first")
     run = proved[0]
     try:
-        rows = list(proof_rows(game, root, run.goal, proofs.settled(run.id),
-                               proofs.leaves("smallholder", game.rules_name), _leaf_distance(game)))
+        rows = list(proof_rows(game, root, run.goal, proofs.settled(run.id), leaves, _leaf_distance(game)))
     except ProofError as exc:
         raise ServiceError(str(exc)) from None
-    notes = [f"leaves: exact results of the {run.solver} leaf solver (node budget {run.node_budget:,})"
-             + ("; their remoteness by the exact search" if run.solver == "value" else ""),
-             f"positions: {len(rows):,} rows; search: {run.jobs:,} jobs, {run.seconds:.0f} s"]
-    yield from proof_header(game, root, run.goal, notes)
+    yield from proof_header(game, root, run.goal, _notes([run], len(rows)))
     yield from format_rows(rows)
+
+
+def _notes(runs: list[Any], rows: int) -> list[str]:
+    """The export's comment lines on how its runs were found."""
+    run = runs[0]
+    return [f"leaves: exact results of the {run.solver} leaf solver (node budget {run.node_budget:,})"
+            + ("; their remoteness by the exact search" if run.solver == "value" else ""),
+            f"positions: {rows:,} rows; search: {sum(r.jobs for r in runs):,} jobs, {sum(r.seconds for r in runs):.0f} s"]
 
 
 def _lines(path: Path) -> Iterator[str]:

@@ -21,7 +21,7 @@ import pytest
 from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
-from tablebase.games.smallholder import RULESETS, Position, Smallholder
+from tablebase.games.smallholder import RULESETS, Position, Smallholder, parse_rules
 from tablebase.solver.proof.certificate import ProofError, check_proof, proof_header, proof_rows, format_rows
 from tablebase.solver.proof.driver import ProofSearch, SearchSettings, WeakResult, weak_solve
 from tablebase.solver.proof.executors import InlineExecutor, open_executor
@@ -294,6 +294,94 @@ def test_check_rejects_malformed_files(limping2_proof):
         check_proof(head + ["../.../..../... B\twinner\tb1"])
     with pytest.raises(ProofError, match="unknown role"):
         check_proof(head + ["../.../..../... B\tboss\tb1\twin\t11"])
+
+
+#: a draw in the hex3 table of these (cycling) rules, 8 empty cells, White to move
+DRAWN_RULES = "groups=priority-create,adjacent=smallest,territory=hull,capture=piecewise"
+DRAWN_ROOT = "WWB/BB../..WBW/W.../.BB W"
+
+
+@pytest.fixture(scope="module")
+def draw_proof(tmp_path_factory) -> list[str]:
+    from tablebase.service.proof import export_proof, weak_solve_into
+
+    db = tmp_path_factory.mktemp("draw") / "tb.sqlite"
+    rules = parse_rules(DRAWN_RULES)
+    with TablebaseStore(db, create=True) as store:
+        # the master expands the root and its moves itself, so the proof has structure
+        report = weak_solve_into(store, "hex3", rules, root_text=DRAWN_ROOT, node_budget=20_000, solver="exact",
+                                 job_max_empty=6)
+        assert report.value == "draw"
+        return list(export_proof(store, "hex3", rules, DRAWN_ROOT))
+
+
+def test_a_draw_exports_both_drawing_strategies_and_checks(draw_proof):
+    from tablebase.solver.smallholder_exact import ExactSearch
+
+    game = Smallholder("hex3", parse_rules(DRAWN_RULES))
+    assert ExactSearch(game, threads=1).value(game.parse(DRAWN_ROOT)) == DRAW  # another method agrees
+    assert "# claim: a draw: neither side can force a win (draw)" in draw_proof
+    strategies = [line for line in draw_proof if line.startswith("# strategy:")]
+    assert strategies == ["# strategy: white does not lose (holder W)", "# strategy: black does not lose (holder B)"]
+    report = check_proof(draw_proof)
+    assert report.draw and report.winner == ""
+    assert report.holder_rows > 0 and report.opponent_rows > 0 and report.terminal_leaves > 0
+    assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.searched_leaves
+    assert report.rows == len([line for line in draw_proof if "\t" in line and not line.startswith("position\t")])
+    assert report.as_json()["winner"] is None and report.as_json()["remoteness"] is None
+    assert "is a draw under" in report.text()
+
+
+def test_check_rejects_a_draw_with_one_strategy(draw_proof):
+    second = draw_proof.index("# strategy: black does not lose (holder B)")
+    with pytest.raises(ProofError, match="a draw's proof holds two strategies"):
+        check_proof(draw_proof[:second])
+
+
+def test_check_rejects_a_drawing_move_that_leaves_the_strategy(draw_proof):
+    game = Smallholder("hex3", parse_rules(DRAWN_RULES))
+    lines = list(draw_proof)
+    texts = {line.split("\t")[0] for line in lines if "\t" in line}
+    for at, line in enumerate(lines):
+        fields = line.split("\t")
+        if len(fields) == 5 and fields[1] == "holder":
+            pos = game.parse(fields[0])
+            other = [c for c in game.legal_moves(pos) if game.format(game.play(pos, c)) not in texts]
+            if other:
+                fields[2] = game.move_name(other[0])
+                lines[at] = "\t".join(fields)
+                break
+    else:
+        pytest.fail("no holder row with a move out of the strategy")
+    with pytest.raises(ProofError, match="which has no row"):
+        check_proof(lines)
+
+
+def test_check_rejects_a_drawing_leaf_that_is_not_what_it_claims(draw_proof):
+    lines = list(draw_proof)
+    at = next(i for i, line in enumerate(lines) if line.split("\t")[1:2] == ["leaf"] and line.endswith("\tdraw\t"))
+    position = lines[at].split("\t")[0]
+    holder_to_move = lines[:at][::-1]  # the leaf's strategy: the nearest strategy line above it
+    holder = next(line for line in holder_to_move if line.startswith("# strategy:"))[-2]
+    claimed = "win" if position.endswith(holder) else "loss"  # not lost for the holder, yet not a draw
+    lines[at] = f"{position}\tleaf\t\t{claimed}\t3"
+    with pytest.raises(ProofError, match="the leaf is a draw, not a (win|loss) in 3"):
+        check_proof(lines)
+    lines[at] = f"{position}\tleaf\t\tdraw\t3"
+    with pytest.raises(ProofError, match="a leaf has a remoteness unless it is a draw"):
+        check_proof(lines)
+
+
+def test_check_rejects_a_strategy_line_in_a_win(limping2_proof):
+    head, rows = _rows(limping2_proof)
+    broken = head[:-1] + ["# strategy: black does not lose (holder B)"] + [head[-1]] + ["\t".join(r) for r in rows]
+    with pytest.raises(ProofError, match="unknown role \\(expected holder, opponent or leaf\\): 'winner'"):
+        check_proof(broken)
+    # and a draw's claim on a win's single strategy
+    claim = next(i for i, line in enumerate(head) if line.startswith("# claim:"))
+    head[claim] = "# claim: a draw: neither side can force a win (draw)"
+    with pytest.raises(ProofError, match="a draw's proof holds two strategies"):
+        check_proof(head + ["\t".join(r) for r in rows])
 
 
 def test_check_rejects_a_loop():

@@ -14,9 +14,18 @@ strategy **as actually reached from the root** (not canonical forms):
 plies to the end: exact at leaves, and at the other rows the length of the strategy
 below the row against the longest defence (an upper bound on the true remoteness).
 
+**A draw** (neither side can force a win: the weak solve disproved both) is proved by
+both sides' strategies that do not lose, each under a ``# strategy: black does not lose
+(holder B)`` line (then ``white ... (holder W)``) and its own column header, the claim
+being ``a draw: neither side can force a win (draw)``. Their roles are ``holder`` (the
+strategy's side is to move; ``move`` is its move), ``opponent`` (every reply must lead
+to a row) and ``leaf`` (exact value, not a loss for the holder; remoteness empty for a
+draw). The other rows have the value ``draw`` (the holder does not lose from there) and
+no remoteness. Such a strategy may loop: endless play is a draw, which is all it claims.
+
 `check_proof` verifies such a file with the per-position rules engine: every row reached
-from the root, every move legal, every reply covered, no cycle, the values and lengths
-consistent. Every leaf is re-solved exactly (value and remoteness) by the reference
+from the root, every move legal, every reply covered, no cycle (in a win's strategy),
+the values and lengths consistent. Every leaf is re-solved exactly (value and remoteness) by the reference
 subgraph search when it is small enough; a bigger one (``leaf_check``):
 
 * ``search`` (default): re-solved exactly by the compiled exact search with another move
@@ -33,14 +42,19 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 
-from tablebase.games.base import LOSS, WIN, NotationError
+from tablebase.games.base import DRAW, LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, IllegalMoveError, Position, Smallholder, opponent, parse_rules
 from tablebase.solver.probe import VALUE_NAMES, Outcome
 from tablebase.solver.proof.executors import InlineExecutor
-from tablebase.solver.proof.tree import LEAF, PROVED, Leaf
+from tablebase.solver.proof.tree import DISPROVED, LEAF, PROVED, Leaf
 
 HEADER = ("position", "role", "move", "value", "remoteness")
 WINNER, LOSER, LEAF_ROLE = "winner", "loser", "leaf"
+#: the roles of a drawing strategy's rows: the side that does not lose, to move; the other
+HOLDER, OPPONENT = "holder", "opponent"
+#: how a draw's claim ends; each of its two strategies starts with such a comment line
+DRAW_CLAIM = "a draw: neither side can force a win (draw)"
+STRATEGY_PREFIX = "# strategy: "
 #: Positions a leaf may have for `check_proof` to re-solve it with the reference engine.
 DEFAULT_CHECK_BUDGET = 50_000
 #: How `check_proof` checks a leaf too big for the reference re-solve (see the module doc).
@@ -60,7 +74,7 @@ class Row:
     role: str
     move: str
     value: str
-    remoteness: int
+    remoteness: int | None  # None: a draw leaf, or a row of a drawing strategy
 
 
 # -- export ------------------------------------------------------------------------------
@@ -149,7 +163,7 @@ def _strategy_lengths(entries: dict[int, tuple[Row, list[int]]], root: int) -> d
             continue
         stack.pop()
         on_path.discard(key)
-        lengths[key] = row.remoteness if not below else 1 + max(lengths[child] for child in below)
+        lengths[key] = (row.remoteness or 0) if not below else 1 + max(lengths[child] for child in below)
     return lengths
 
 
@@ -158,7 +172,7 @@ def proof_header(game: Smallholder, root: Position, winner: str, notes: Iterable
              f"# rules: {game.rules.spec}",
              f"# board: {game.board.name}",
              f"# root: {game.format(root)}",
-             f"# claim: {COLOUR_NAMES[winner]} wins (winner {winner})"]
+             f"# claim: {f'{COLOUR_NAMES[winner]} wins (winner {winner})' if winner else DRAW_CLAIM}"]
     lines += [f"# {note}" for note in notes]
     lines.append("\t".join(HEADER))
     return lines
@@ -166,7 +180,86 @@ def proof_header(game: Smallholder, root: Position, winner: str, notes: Iterable
 
 def format_rows(rows: Iterable[Row]) -> Iterator[str]:
     for row in rows:
-        yield "\t".join((row.position, row.role, row.move, row.value, str(row.remoteness)))
+        remoteness = "" if row.remoteness is None else str(row.remoteness)
+        yield "\t".join((row.position, row.role, row.move, row.value, remoteness))
+
+
+def holding_rows(game: Smallholder, root: Position, holder: str,
+                 settled: dict[int, tuple[int, str, int | None, int]],
+                 leaves: dict[int, Leaf],
+                 distance: Callable[[Position], int] | None = None) -> Iterator[Row]:
+    """The rows of a strategy by which ``holder`` does not lose from ``root``, from a run
+    that disproved the other side's win (its settled nodes, as for `proof_rows`): at the
+    holder's turn the move of the stored refutation, or if the refutation was a
+    repetition any move to a position the run disproved as well; at the other side's turn
+    every reply. Play may go round for ever (a draw, not a loss), so the strategy may
+    loop. Its rows' value is ``draw`` (the holder does not lose from there) and their
+    remoteness empty; a leaf has its exact value (a draw, or a win for the holder) and,
+    unless a draw, its remoteness. ProofError if the stored nodes make no such strategy."""
+    rows: dict[int, Row] = {}
+    stack = [root]
+    while stack:
+        pos = stack.pop()
+        exact = game.key(pos)
+        if exact in rows:
+            continue
+        text = game.format(pos)
+        children = game.children(pos)
+        if not children:
+            if pos.to_move == holder:
+                raise ProofError(f"the stored search holds no drawing strategy: {text!r} is lost for "
+                                 f"{COLOUR_NAMES[holder]}")
+            rows[exact] = Row(text, LEAF_ROLE, "", VALUE_NAMES[LOSS], 0)
+            continue
+        key = game.canonical_key(pos)
+        leaf = leaves.get(key)
+        if leaf is not None:
+            value, remoteness = leaf
+            if value == (LOSS if pos.to_move == holder else WIN):
+                raise ProofError(f"the stored search holds no drawing strategy: {text!r} is lost for "
+                                 f"{COLOUR_NAMES[holder]}")
+            if value != DRAW and remoteness is None:
+                if distance is None:
+                    raise ProofError(f"the leaf {text!r} has a proved value but no remoteness")
+                remoteness = distance(pos)
+            rows[exact] = Row(text, LEAF_ROLE, "", VALUE_NAMES[value], None if value == DRAW else remoteness)
+            continue
+        record = settled.get(key)
+        if record is None or record[0] != DISPROVED or record[1] == LEAF:
+            raise ProofError(f"the stored search holds no drawing strategy for {text!r}: the run is not disproved")
+        if pos.to_move != holder:
+            rows[exact] = Row(text, OPPONENT, "", VALUE_NAMES[DRAW], None)
+            stack.extend(child for _, child in reversed(children))
+            continue
+
+        def holds(child: Position) -> bool:
+            child_key = game.canonical_key(child)
+            known = settled.get(child_key)
+            leaf = leaves.get(child_key)
+            return (not game.moves(child) and child.to_move != holder
+                    or known is not None and known[0] == DISPROVED and known[1] != LEAF
+                    or leaf is not None and leaf[0] != (LOSS if child.to_move == holder else WIN))
+
+        chosen = [(move, child) for move, child in children if game.canonical_key(child) == record[2]]
+        chosen = chosen or [(move, child) for move, child in children if holds(child)]
+        if not chosen:
+            raise ProofError(f"the stored search holds no drawing move from {text!r}")
+        move, child = chosen[0]
+        rows[exact] = Row(text, HOLDER, game.move_name(move.cell), VALUE_NAMES[DRAW], None)
+        stack.append(child)
+    yield from rows.values()
+
+
+def draw_lines(game: Smallholder, root: Position, strategies: dict[str, list[Row]],
+               notes: Iterable[str] = ()) -> Iterator[str]:
+    """The lines of a draw's proof: the header, then each side's drawing strategy under a
+    ``# strategy: ...`` line and the column header."""
+    header = proof_header(game, root, "", notes)
+    yield from header[:-1]
+    for holder, rows in strategies.items():
+        yield f"{STRATEGY_PREFIX}{COLOUR_NAMES[holder]} does not lose (holder {holder})"
+        yield header[-1]
+        yield from format_rows(rows)
 
 
 # -- check -------------------------------------------------------------------------------
@@ -177,75 +270,100 @@ class CheckReport:
     rules: str
     board: str
     root: str
-    winner: str
+    winner: str  # "" for a draw
     rows: int = 0
+    draw: bool = False  # a draw's proof: both sides' strategies that do not lose
     winner_rows: int = 0
     loser_rows: int = 0
+    holder_rows: int = 0  # a draw's: rows where a strategy's side moves, of both strategies
+    opponent_rows: int = 0
     leaves: int = 0
     terminal_leaves: int = 0
     resolved_leaves: int = 0  # re-solved exactly (value and remoteness) by the reference engine
     searched_leaves: int = 0  # too big: re-solved exactly by the compiled search, another move order
     reproved_leaves: int = 0  # too big: value re-proved by the proof-number search on the reference engine
-    depth: int = 0  # the root's remoteness as the proof claims it
+    depth: int = 0  # the root's remoteness as a win's proof claims it
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
     def text(self) -> str:
+        leaves = (f"{self.leaves:,} leaves: {self.terminal_leaves:,} finished games, {self.resolved_leaves:,} "
+                  f"re-solved by the reference engine, {self.searched_leaves:,} re-solved by the compiled search, "
+                  f"{self.reproved_leaves:,} re-proved), checked in {self.seconds:.1f} s")
+        if self.draw:
+            return (f"a valid proof that {self.root!r} is a draw under {self.rules} (each side has a strategy "
+                    f"that does not lose): {self.rows:,} rows ({self.holder_rows:,} holder, "
+                    f"{self.opponent_rows:,} opponent, " + leaves)
         return (f"a valid proof that {COLOUR_NAMES[self.winner]} wins {self.root!r} under {self.rules} in at most "
                 f"{self.depth} plies: {self.rows:,} rows ({self.winner_rows:,} winner, {self.loser_rows:,} loser, "
-                f"{self.leaves:,} leaves: {self.terminal_leaves:,} finished games, {self.resolved_leaves:,} "
-                f"re-solved by the reference engine, {self.searched_leaves:,} re-solved by the compiled search, "
-                f"{self.reproved_leaves:,} re-proved), checked in {self.seconds:.1f} s")
+                + leaves)
 
     def as_json(self) -> dict:
-        return {"rules": self.rules, "board": self.board, "root": self.root, "winner": self.winner,
-                "rows": self.rows, "winner_rows": self.winner_rows, "loser_rows": self.loser_rows,
+        return {"rules": self.rules, "board": self.board, "root": self.root, "winner": self.winner or None,
+                "draw": self.draw, "rows": self.rows, "winner_rows": self.winner_rows, "loser_rows": self.loser_rows,
+                "holder_rows": self.holder_rows, "opponent_rows": self.opponent_rows,
                 "leaves": self.leaves, "terminal_leaves": self.terminal_leaves,
                 "resolved_leaves": self.resolved_leaves, "searched_leaves": self.searched_leaves,
                 "reproved_leaves": self.reproved_leaves,
-                "remoteness": self.depth, "seconds": round(self.seconds, 3), "ok": True}
+                "remoteness": None if self.draw else self.depth, "seconds": round(self.seconds, 3), "ok": True}
 
 
-def _parse(lines: Iterable[str]) -> tuple[dict[str, str], list[tuple[int, Row]]]:
+#: (holder, rows): one section of a proof file; holder "" for a win's single strategy
+Section = tuple[str, list[tuple[int, Row]]]
+
+
+def _parse(lines: Iterable[str]) -> tuple[dict[str, str], list[Section]]:
     meta: dict[str, str] = {}
-    rows: list[tuple[int, Row]] = []
-    header_seen = False
+    sections: list[Section] = []
+    header_due = True  # a column header comes next (the first one, or after a strategy line)
+    holder = ""
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r\n")
         if not line.strip():
             continue
+        if line.startswith(STRATEGY_PREFIX):
+            holder = line[-2] if line.endswith(("(holder B)", "(holder W)")) else ""
+            if not holder or sections and not sections[-1][0]:
+                raise ProofError(f"line {number}: a strategy line must end with '(holder B)' or '(holder W)' "
+                                 f"and come before its column header: {line[:80]!r}")
+            header_due = True
+            continue
         if line.startswith("#"):
             name, sep, value = line[1:].partition(":")
-            if sep and not header_seen:
+            if sep and not sections:
                 meta.setdefault(name.strip(), value.strip())
             continue
         fields = line.split("\t")
-        if not header_seen:
+        if header_due:
             if tuple(fields) != HEADER:
                 raise ProofError(f"line {number}: expected the header {'<tab>'.join(HEADER)!r}: {line[:80]!r}")
-            header_seen = True
+            sections.append((holder, []))
+            header_due = False
             continue
         if len(fields) != len(HEADER):
             raise ProofError(f"line {number}: expected {len(HEADER)} tab-separated fields, found {len(fields)}: "
                              f"{line[:80]!r}")
         position, role, move, value, remoteness = fields
-        if role not in (WINNER, LOSER, LEAF_ROLE):
-            raise ProofError(f"line {number}: unknown role (expected winner, loser or leaf): {role!r}")
+        roles = (HOLDER, OPPONENT, LEAF_ROLE) if holder else (WINNER, LOSER, LEAF_ROLE)
+        if role not in roles:
+            raise ProofError(f"line {number}: unknown role (expected {', '.join(roles[:2])} or leaf): {role!r}")
         if value not in ("win", "loss", "draw"):
             raise ProofError(f"line {number}: unknown value (expected win, loss or draw): {value!r}")
-        try:
-            plies = int(remoteness)
-            if plies < 0:
-                raise ValueError
-        except ValueError:
-            raise ProofError(f"line {number}: remoteness must be a non-negative integer: {remoteness!r}") from None
-        rows.append((number, Row(position, role, move, value, plies)))
-    if not header_seen:
+        plies: int | None = None
+        if remoteness or not holder:
+            try:
+                plies = int(remoteness)
+                if plies < 0:
+                    raise ValueError
+            except ValueError:
+                raise ProofError(f"line {number}: remoteness must be a non-negative integer: {remoteness!r}") from None
+        sections[-1][1].append((number, Row(position, role, move, value, plies)))
+    if not sections:
         raise ProofError("no header line 'position<tab>role<tab>move<tab>value<tab>remoteness': not a proof file")
     for name in ("rules", "board", "root", "claim"):
         if name not in meta:
             raise ProofError(f"missing comment line '# {name}: ...' before the header")
-    return meta, rows
+    return meta, sections
 
 
 def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
@@ -254,19 +372,49 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
     if leaf_check not in LEAF_CHECKS:
         raise ValueError(f"leaf_check must be one of {', '.join(LEAF_CHECKS)}, not {leaf_check!r}")
     started = time.perf_counter()
-    meta, rows = _parse(lines)
+    meta, sections = _parse(lines)
     try:
         game = Smallholder(meta["board"], parse_rules(meta["rules"]))
     except (NotationError, KeyError, ValueError) as exc:
         raise ProofError(f"the proof's rules or board are not valid ({exc})") from None
     claim = meta["claim"]
     winner = claim[-2] if claim.endswith(("(winner B)", "(winner W)")) else ""
-    if winner not in ("B", "W"):
-        raise ProofError(f"the claim must end with '(winner B)' or '(winner W)': {claim!r}")
+    if not winner and claim != DRAW_CLAIM:
+        raise ProofError(f"the claim must end with '(winner B)' or '(winner W)', or be {DRAW_CLAIM!r}: {claim!r}")
     try:
         root = game.parse(meta["root"])
     except NotationError as exc:
         raise ProofError(f"the proof's root is not a position of {game.rules_name} ({exc})") from None
+    holders = [holder for holder, _ in sections]
+    if winner and holders != [""]:
+        raise ProofError("a win's proof holds one strategy, with no '# strategy:' line")
+    if not winner and sorted(holders) != ["B", "W"]:
+        raise ProofError(f"a draw's proof holds two strategies, '(holder B)' and '(holder W)': found "
+                         f"{', '.join(h or 'a win' for h in holders)}")
+    report = CheckReport(game.rules_name, game.board.name, game.format(root), winner,
+                         rows=sum(len(rows) for _, rows in sections), draw=not winner)
+    leaf_checks: list[LeafCheck] = []
+    if winner:
+        report.depth = _check_win(game, root, winner, _rows_by_position(game, sections[0][1]), report, leaf_checks)
+    else:
+        for holder, rows in sections:
+            _check_holding(game, root, holder, _rows_by_position(game, rows), report, leaf_checks)
+    _check_leaves(game, leaf_checks, check_budget, leaf_check, report, progress)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+#: a value's name in a proof file -> the value
+VALUES = {name: value for value, name in VALUE_NAMES.items()}
+#: (line number, row, position, the colour whose win the leaf proves or refutes, True if proves)
+LeafCheck = tuple[int, Row, Position, str, bool]
+
+
+def _outcome_text(outcome: Outcome) -> str:
+    return "a draw" if outcome.remoteness is None else f"a {outcome.name} in {outcome.remoteness}"
+
+
+def _rows_by_position(game: Smallholder, rows: list[tuple[int, Row]]) -> dict[int, tuple[int, Row]]:
     table: dict[int, tuple[int, Row]] = {}
     for number, row in rows:
         try:
@@ -277,14 +425,25 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
         if exact in table:
             raise ProofError(f"line {number}: position already given on line {table[exact][0]}: {row.position!r}")
         table[exact] = (number, row)
-    report = CheckReport(game.rules_name, game.board.name, game.format(root), winner, rows=len(rows))
+    return table
+
+
+def _unreached(table: dict[int, tuple[int, Row]], reached: Iterable[int]) -> None:
+    missing = set(table) - set(reached)
+    if missing:
+        first = min(table[key][0] for key in missing)
+        raise ProofError(f"line {first}: {len(missing)} row(s) not reached from the root by the strategy")
+
+
+def _check_win(game: Smallholder, root: Position, winner: str, table: dict[int, tuple[int, Row]],
+               report: CheckReport, leaf_checks: list[LeafCheck]) -> int:
+    """Walk a win's strategy (no loops allowed); the root's length."""
     if game.key(root) not in table:
         raise ProofError(f"no row for the root position: {game.format(root)!r}")
     # depth-first over the strategy: grey = on the current path (a way back there is a loop)
     remoteness: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[Position, Iterator[Position] | None]] = [(root, None)]
-    leaf_checks: list[tuple[int, Row, Position]] = []
     while stack:
         pos, todo = stack[-1]
         exact = game.key(pos)
@@ -309,18 +468,78 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
         stack.pop()
         on_path.discard(exact)
         remoteness[exact] = _verify_length(game, pos, row, number, remoteness)
-    unreached = len(table) - len(remoteness)
-    if unreached:
-        first = min(n for key, (n, _) in table.items() if key not in remoteness)
-        raise ProofError(f"line {first}: {unreached} row(s) not reached from the root by the strategy")
-    _check_leaves(game, winner, leaf_checks, check_budget, leaf_check, report, progress)
-    report.depth = remoteness[game.key(root)]
-    report.seconds = time.perf_counter() - started
-    return report
+    _unreached(table, remoteness)
+    return remoteness[game.key(root)]
+
+
+def _check_holding(game: Smallholder, root: Position, holder: str, table: dict[int, tuple[int, Row]],
+                   report: CheckReport, leaf_checks: list[LeafCheck]) -> None:
+    """Walk a strategy by which ``holder`` does not lose (it may loop: endless play is a draw)."""
+    if game.key(root) not in table:
+        raise ProofError(f"no row for the root position in {COLOUR_NAMES[holder]}'s strategy: {game.format(root)!r}")
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        pos = stack.pop()
+        exact = game.key(pos)
+        if exact in seen:
+            continue
+        seen.add(exact)
+        number, row = table[exact]
+        for child in _holding_successors(game, pos, row, number, holder, report, leaf_checks):
+            if game.key(child) not in table:
+                what = f"the move {row.move}" if row.role == HOLDER else "a reply"
+                raise ProofError(f"line {number}: {what} from {row.position!r} reaches {game.format(child)!r}, "
+                                 f"which has no row (a reply not covered)")
+            stack.append(child)
+    _unreached(table, seen)
+
+
+def _holding_successors(game: Smallholder, pos: Position, row: Row, number: int, holder: str, report: CheckReport,
+                        leaf_checks: list[LeafCheck]) -> list[Position]:
+    moves = game.moves(pos)
+    other = opponent(holder)
+    if row.role == LEAF_ROLE:
+        report.leaves += 1
+        if row.move:
+            raise ProofError(f"line {number}: a leaf row has no move: {row.move!r}")
+        losing = "loss" if pos.to_move == holder else "win"
+        if row.value == losing:
+            raise ProofError(f"line {number}: a leaf of {COLOUR_NAMES[holder]}'s strategy must not be lost for "
+                             f"{COLOUR_NAMES[holder]}: {row.position!r}")
+        if (row.value == "draw") != (row.remoteness is None):
+            raise ProofError(f"line {number}: a leaf has a remoteness unless it is a draw: {row.position!r}")
+        if not moves:
+            report.terminal_leaves += 1
+            if row.remoteness != 0 or row.value != "loss":
+                raise ProofError(f"line {number}: a finished game is a loss in 0: {row.position!r}")
+        else:
+            leaf_checks.append((number, row, pos, other, False))
+        return []
+    if not moves:
+        raise ProofError(f"line {number}: the game is over here, so the row must be a leaf: {row.position!r}")
+    if row.value != "draw" or row.remoteness is not None:
+        raise ProofError(f"line {number}: a row of a drawing strategy has the value draw and no remoteness: "
+                         f"{row.position!r}")
+    if row.role == HOLDER:
+        report.holder_rows += 1
+        if pos.to_move != holder:
+            raise ProofError(f"line {number}: a holder row needs {COLOUR_NAMES[holder]} to move: {row.position!r}")
+        try:
+            return [game.play(pos, game.parse_move(row.move))]
+        except (NotationError, IllegalMoveError):
+            raise ProofError(f"line {number}: illegal move in {row.position!r} under {game.rules_name}: "
+                             f"{row.move!r}") from None
+    report.opponent_rows += 1
+    if pos.to_move != other:
+        raise ProofError(f"line {number}: an opponent row needs {COLOUR_NAMES[other]} to move: {row.position!r}")
+    if row.move:
+        raise ProofError(f"line {number}: an opponent row has no move (every reply is covered): {row.move!r}")
+    return [child for _, child in game.children(pos)]
 
 
 def _successors(game: Smallholder, pos: Position, row: Row, number: int, winner: str, report: CheckReport,
-                leaf_checks: list[tuple[int, Row, Position]]) -> list[Position]:
+                leaf_checks: list[LeafCheck]) -> list[Position]:
     loser = opponent(winner)
     moves = game.moves(pos)
     if row.role == LEAF_ROLE:
@@ -336,7 +555,7 @@ def _successors(game: Smallholder, pos: Position, row: Row, number: int, winner:
             if row.remoteness != 0:
                 raise ProofError(f"line {number}: a finished game has remoteness 0: {row.position!r}")
         else:
-            leaf_checks.append((number, row, pos))
+            leaf_checks.append((number, row, pos, winner, True))
         return []
     if not moves:
         raise ProofError(f"line {number}: the game is over here, so the row must be a leaf: {row.position!r}")
@@ -364,6 +583,8 @@ def _successors(game: Smallholder, pos: Position, row: Row, number: int, winner:
 
 def _verify_length(game: Smallholder, pos: Position, row: Row, number: int, remoteness: dict[int, int]) -> int:
     if row.role == LEAF_ROLE:
+        if row.remoteness is None:
+            raise ProofError(f"line {number}: a leaf of a win's proof has a remoteness: {row.position!r}")
         return row.remoteness
     if row.role == WINNER:
         expected = remoteness[game.key(game.play(pos, game.parse_move(row.move)))] + 1
@@ -375,7 +596,7 @@ def _verify_length(game: Smallholder, pos: Position, row: Row, number: int, remo
     return expected
 
 
-def _check_leaves(game: Smallholder, winner: str, leaf_checks: list[tuple[int, Row, Position]], check_budget: int,
+def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget: int,
                   leaf_check: str, report: CheckReport, progress: Callable[[str], None] | None) -> None:
     # imported here: the driver imports this package's tree, not the other way round
     from tablebase.solver.proof.driver import ProofSearch, SearchSettings
@@ -387,8 +608,8 @@ def _check_leaves(game: Smallholder, winner: str, leaf_checks: list[tuple[int, R
     # too big for the reference re-solve goes straight to it (a failed try costs seconds)
     too_big_from = game.board.size + 1
     last = time.perf_counter()
-    for done, (number, row, pos) in enumerate(leaf_checks, start=1):
-        claimed = Outcome(WIN if row.value == "win" else LOSS, row.remoteness)
+    for done, (number, row, pos, attacker, wins) in enumerate(leaf_checks, start=1):
+        claimed = Outcome(VALUES[row.value], row.remoteness)
         empty = game.board.size - (pos.black | pos.white).bit_count()
         outcome = None
         if leaf_check == "reference" or empty < too_big_from:
@@ -400,7 +621,7 @@ def _check_leaves(game: Smallholder, winner: str, leaf_checks: list[tuple[int, R
                 from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
 
                 # without the reply-count ordering the jobs' search used: another move order
-                compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False, threads=1)
+                compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False)
             outcome = compiled_search.solve(pos, progress=None if progress is None else (
                 lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(leaf_checks):,} "
                                                     f"(line {number}): {nodes:,} positions")))
@@ -409,14 +630,15 @@ def _check_leaves(game: Smallholder, winner: str, leaf_checks: list[tuple[int, R
             report.resolved_leaves += 1
         if outcome is not None:
             if outcome != claimed:
-                raise ProofError(f"line {number}: the leaf is a {outcome.name} in {outcome.remoteness}, "
-                                 f"not a {row.value} in {row.remoteness}: {row.position!r}")
+                raise ProofError(f"line {number}: the leaf is {_outcome_text(outcome)}, not "
+                                 f"{_outcome_text(claimed)}: {row.position!r}")
         else:
+            # the value alone: the attacker's win proved (a win's leaf) or disproved (a draw's)
             settings = SearchSettings(node_budget=check_budget, solver="reference", order="last")
-            result = ProofSearch(game, pos, winner, InlineExecutor(), 1, settings).run()
-            if result.status != "proved":
-                raise ProofError(f"line {number}: the leaf could not be re-proved a win for {COLOUR_NAMES[winner]} "
-                                 f"({result.status}): {row.position!r}")
+            result = ProofSearch(game, pos, attacker, InlineExecutor(), 1, settings).run()
+            if result.status != ("proved" if wins else "disproved"):
+                raise ProofError(f"line {number}: the leaf could not be re-proved {'a' if wins else 'not a'} win "
+                                 f"for {COLOUR_NAMES[attacker]} ({result.status}): {row.position!r}")
             report.reproved_leaves += 1
         if progress is not None and (time.perf_counter() - last > 2 or done == len(leaf_checks)):
             last = time.perf_counter()

@@ -114,11 +114,7 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
             if value != (WIN if pos.to_move == winner else LOSS):
                 raise ProofError(f"the stored search holds no proof for {text!r}: it is a {VALUE_NAMES[value]} "
                                  f"for the side to move")
-            if remoteness is None:
-                if distance is None:
-                    raise ProofError(f"the leaf {text!r} has a proved value but no remoteness")
-                remoteness = distance(pos)
-            entries[exact] = (Row(text, LEAF_ROLE, "", VALUE_NAMES[value], int(remoteness)), [])
+            entries[exact] = (_leaf_row(pos, text, value, remoteness, distance), [])
             continue
         record = settled.get(key)
         if record is None or record[0] != PROVED or record[1] == LEAF:
@@ -139,6 +135,17 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
     lengths = _strategy_lengths(entries, game.key(root))
     for exact, (row, _) in entries.items():
         yield replace(row, remoteness=lengths[exact])
+
+
+def _leaf_row(pos: Position, text: str, value: int, remoteness: int | None,
+              distance: Callable[[Position], int] | None) -> Row:
+    """A leaf's row: its exact value and, unless a draw, its remoteness (from ``distance``
+    when the leaf solver proved the value alone)."""
+    if value != DRAW and remoteness is None:
+        if distance is None:
+            raise ProofError(f"the leaf {text!r} has a proved value but no remoteness")
+        remoteness = distance(pos)
+    return Row(text, LEAF_ROLE, "", VALUE_NAMES[value], None if value == DRAW else remoteness)
 
 
 def _strategy_lengths(entries: dict[int, tuple[Row, list[int]]], root: int) -> dict[int, int]:
@@ -218,11 +225,7 @@ def holding_rows(game: Smallholder, root: Position, holder: str,
             if value == (LOSS if pos.to_move == holder else WIN):
                 raise ProofError(f"the stored search holds no drawing strategy: {text!r} is lost for "
                                  f"{COLOUR_NAMES[holder]}")
-            if value != DRAW and remoteness is None:
-                if distance is None:
-                    raise ProofError(f"the leaf {text!r} has a proved value but no remoteness")
-                remoteness = distance(pos)
-            rows[exact] = Row(text, LEAF_ROLE, "", VALUE_NAMES[value], None if value == DRAW else remoteness)
+            rows[exact] = _leaf_row(pos, text, value, remoteness, distance)
             continue
         record = settled.get(key)
         if record is None or record[0] != DISPROVED or record[1] == LEAF:

@@ -164,10 +164,12 @@ Example:
                    "per-position engine).")
 @click.option("--first-moves", is_flag=True,
               help="--weak: after the start, settle every first move too (which ones win).")
+@click.option("--position", metavar="POSITION", default=None,
+              help="--weak: the root to prove instead of the empty board (its board is --board's).")
 def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rulesets: bool,
                       all_combinations: bool, db_path: str, silent: bool, as_json: bool, force: bool, weak: bool,
                       workers: int | None, scheduler: str | None, job_budget: int, job_max_empty: int | None,
-                      time_limit: float | None, leaf_solver: str, first_moves: bool) -> None:
+                      time_limit: float | None, leaf_solver: str, first_moves: bool, position: str | None) -> None:
     """Solve every position reachable from the empty board and store it in the tablebase.
 
     All canonical positions reachable from the start are enumerated breadth-first, the
@@ -182,13 +184,14 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     to 63 cells (limping3, hex4). Every settled position is committed as it is
     settled, so a killed run resumes where it stopped when the same command is given
     again. Progress on stderr: settled nodes, the root's proof and disproof numbers,
-    jobs per second, the most-proving line. 'tablebase proof export' then writes the
-    proof, 'tablebase check --proof' verifies it.
+    jobs per second, the most-proving line. --position proves another root (a
+    middlegame position) the same way. 'tablebase proof export' (with the same
+    --position) then writes the proof, 'tablebase check --proof' verifies it.
     """
-    weak_only = (workers, scheduler, job_max_empty, time_limit) != (None, None, None, None) or first_moves
+    weak_only = (workers, scheduler, job_max_empty, time_limit, position) != (None,) * 5 or first_moves
     if weak_only and not weak:
-        raise click.UsageError("--workers, --scheduler, --job-max-empty, --time-limit and --first-moves "
-                               "belong to --weak")
+        raise click.UsageError("--workers, --scheduler, --job-max-empty, --time-limit, --first-moves and "
+                               "--position belong to --weak")
     rules_list = _rules_to_solve(ruleset, spec, all_rulesets, all_combinations)
     if weak:
         if all_combinations or force:
@@ -196,7 +199,8 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
         DESCRIPTION.check_board(board)
         with open_store(db_path, create=True) as store:
             for rules in rules_list:
-                report = weak_solve_into(store, board, rules, node_budget=job_budget, solver=leaf_solver, workers=workers,
+                report = weak_solve_into(store, board, rules, root_text=position, node_budget=job_budget,
+                                         solver=leaf_solver, workers=workers,
                                          scheduler=scheduler, job_max_empty=job_max_empty, time_limit=time_limit,
                                          first_moves=first_moves, progress=weak_progress(silent))
                 click.echo(json.dumps(report.as_json()) if as_json else report.text())

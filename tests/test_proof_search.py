@@ -522,6 +522,23 @@ def cli(*args: str):  # noqa: ANN201 (click's Result)
     return CliRunner().invoke(main, list(args))
 
 
+def test_a_draw_through_the_commands(tmp_path):
+    db = str(tmp_path / "tb.sqlite")
+    root = ["--board", "hex3", "--rules", DRAWN_RULES, "--position", DRAWN_ROOT, "--db", db]
+    solved = cli("solve", "smallholder", "--weak", "--job-max-empty", "6", "--json", "-s", *root)
+    assert solved.exit_code == 0, solved.output
+    assert json.loads(solved.stdout)["value"] == "draw"
+    proof = tmp_path / "draw.tsv"
+    exported = cli("proof", "export", "smallholder", "--output", str(proof), *root)
+    assert exported.exit_code == 0, exported.output
+    checked = cli("check", "--proof", str(proof), "--json", "-s")
+    assert checked.exit_code == 0, checked.output
+    answer = json.loads(checked.stdout)
+    assert answer["draw"] is True and answer["winner"] is None and answer["holder_rows"] > 0
+    misplaced = cli("solve", "smallholder", "--board", "hex3", "--position", DRAWN_ROOT, "--db", db)
+    assert misplaced.exit_code == 2 and "belong to --weak" in misplaced.output
+
+
 @pytest.mark.slow
 def test_weak_solve_export_and_check_commands(tmp_path):
     db = str(tmp_path / "tb.sqlite")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 
 import click
 
@@ -22,7 +23,8 @@ from tablebase.cli.app import (
 )
 from tablebase.service.files import open_store
 from tablebase.service.check import DEFAULT_SAMPLE, DEFAULT_SEARCH_BUDGET, check_database
-from tablebase.service.proof import DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, check_proof_file
+from tablebase.service.proof import (
+    DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, check_proof_file, check_proof_lines)
 
 
 @main.command("check", epilog="""\b
@@ -30,7 +32,8 @@ Example:
     tablebase check
     tablebase check --db /tmp/sparro.sqlite --sample 1000 --json
     tablebase check --sample 0          # checksums and versions only
-    tablebase check --proof limping3-nibbler.proof.tsv.gz""")
+    tablebase check --proof limping3-nibbler.proof.tsv.gz
+    tablebase proof export smallholder --board hex3 | tablebase check --proof -""")
 @db_option
 @click.option("--sample", type=click.IntRange(0, 10**9), default=DEFAULT_SAMPLE, show_default=True,
               help="Random positions per table checked against their children, symmetry images and the search "
@@ -40,7 +43,8 @@ Example:
 @click.option("--search-budget", type=BUDGET_RANGE, default=DEFAULT_SEARCH_BUDGET, show_default=True,
               help="Search nodes per sampled position; a position needing more is counted, not searched.")
 @click.option("--proof", "proof_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Instead: verify a proof file of 'tablebase proof export' (plain or .gz) by the rules alone.")
+              help="Instead: verify a proof file of 'tablebase proof export' (plain or .gz; '-': stdin) by "
+                   "the rules.")
 @click.option("--leaf-budget", type=BUDGET_RANGE, default=DEFAULT_CHECK_BUDGET, show_default=True,
               help="--proof: positions a leaf may have to be re-solved exactly by the reference engine; "
                    "bigger leaves are checked as --leaf-check says.")
@@ -75,7 +79,10 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     named with its line number and the exit status is 1.
     """
     if proof_path is not None:
-        proof_report = check_proof_file(proof_path, leaf_budget, weak_progress(silent), leaf_check)
+        if proof_path == "-":
+            proof_report = check_proof_lines(sys.stdin, "<stdin>", leaf_budget, weak_progress(silent), leaf_check)
+        else:
+            proof_report = check_proof_file(proof_path, leaf_budget, weak_progress(silent), leaf_check)
         if as_json:
             click.echo(json.dumps(proof_report.as_json()))
         else:

@@ -14,7 +14,7 @@ import gzip
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
@@ -32,7 +32,8 @@ from tablebase.solver.proof.jobs import LEAF_SOLVERS
 from tablebase.solver.proof.tree import INF
 
 __all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
-           "LEAF_SOLVERS", "WeakSolveReport", "check_proof_file", "export_proof", "weak_solve_into"]
+           "LEAF_SOLVERS", "WeakSolveReport", "check_proof_file", "check_proof_lines", "export_proof",
+           "weak_solve_into"]
 
 #: Positions one leaf job may explore before it answers "unknown".
 DEFAULT_JOB_BUDGET = 200_000
@@ -205,13 +206,18 @@ def check_proof_file(path: str | Path, check_budget: int = DEFAULT_CHECK_BUDGET,
     path = Path(path)
     if not path.is_file():
         raise ServiceError(f"no proof file at {str(path)!r}")
+    return check_proof_lines(_lines(path), str(path), check_budget, progress, leaf_check)
+
+
+def check_proof_lines(lines: Iterable[str], name: str, check_budget: int = DEFAULT_CHECK_BUDGET,
+                      progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK) -> CheckReport:
+    """Verify a proof given as its lines (``name`` says where they come from, in errors)."""
 
     def report(text: str) -> None:
         if progress:
-            progress(ProgressEvent(f"check --proof {path.name}", text))
+            progress(ProgressEvent(f"check --proof {Path(name).name}", text))
 
     try:
-        return check_proof(_lines(path), check_budget, report, leaf_check)
+        return check_proof(lines, check_budget, report, leaf_check)
     except (ProofError, NotationError) as exc:
-        raise ServiceError(f"{str(path)!r} is not a valid proof: {exc}") from None
-
+        raise ServiceError(f"{name!r} is not a valid proof: {exc}") from None

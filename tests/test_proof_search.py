@@ -515,11 +515,15 @@ def test_through_a_dask_scheduler_and_two_dask_workers(tmp_path):
 
 
 def cli(*args: str):  # noqa: ANN201 (click's Result)
+    return cli_input(None, *args)
+
+
+def cli_input(stdin: str | None, *args: str):  # noqa: ANN201 (click's Result)
     from click.testing import CliRunner
 
     from tablebase.cli.main import main
 
-    return CliRunner().invoke(main, list(args))
+    return CliRunner().invoke(main, list(args), input=stdin)
 
 
 def test_a_draw_through_the_commands(tmp_path):
@@ -535,6 +539,10 @@ def test_a_draw_through_the_commands(tmp_path):
     assert checked.exit_code == 0, checked.output
     answer = json.loads(checked.stdout)
     assert answer["draw"] is True and answer["winner"] is None and answer["holder_rows"] > 0
+    piped = cli_input(exported_text := proof.read_text(), "check", "--proof", "-", "--json", "-s")
+    assert piped.exit_code == 0 and json.loads(piped.stdout)["rows"] == answer["rows"], piped.output
+    broken = cli_input(exported_text.replace("\tholder\t", "\twinner\t", 1), "check", "--proof", "-")
+    assert broken.exit_code == 1 and "'<stdin>' is not a valid proof: line" in broken.output
     misplaced = cli("solve", "smallholder", "--board", "hex3", "--position", DRAWN_ROOT, "--db", db)
     assert misplaced.exit_code == 2 and "belong to --weak" in misplaced.output
 

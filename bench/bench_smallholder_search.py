@@ -2,14 +2,15 @@
 
 Run:  python bench/bench_smallholder_search.py [--board hex4] [--rules nibbler]
       [--buckets 16,20,24] [--count 30] [--seconds 60] [--nodes N] [--seed 1] [--threads T]
-      [--value]
+      [--value | --solve]
 For each bucket, ``count`` random games are played from the start (uniform random legal
 moves) and the first position with that many empty cells is taken (a game that ends
 sooner is replaced by another); each position gets a full analysis (value, remoteness,
 every move) with a fresh transposition table and a wall-clock budget of ``--seconds``, on
 ``--threads`` threads (default: the search's, one per core up to two). With ``--value``
 only the value is searched (`ExactSearch.value`, split over the threads from 16 empty
-cells on), keyed as the weak solve's value leaves are.
+cells on), keyed as the weak solve's value leaves are; with ``--solve`` the exact result
+of the position alone (`ExactSearch.solve`, split likewise).
 One JSON object per position and a summary per bucket, one per line. ``start`` as a
 bucket means the empty board.
 """
@@ -66,12 +67,15 @@ def main() -> None:
     parser.add_argument("--value", action="store_true",
                         help="the value alone (ExactSearch.value, as the weak solve's value leaves: every "
                              "position keyed by its canonical form), not every move's exact result")
+    parser.add_argument("--solve", action="store_true",
+                        help="the exact result of the position alone (ExactSearch.solve, split over the threads "
+                             "from 16 empty cells on), not every move's")
     parser.add_argument("--quiet", action="store_true", help="summaries only")
     args = parser.parse_args()
     game = Smallholder(args.board, args.rules)
     ExactSearch(game, table_bytes=1 << 20).solve(game.start(), Budget(nodes=1))  # compile / load cache
     print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "load": os.getloadavg(),
-                      "board": args.board, "rules": args.rules, "value_only": args.value, "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
+                      "board": args.board, "rules": args.rules, "value_only": args.value, "position_only": args.solve, "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}), flush=True)
     for token in args.buckets.split(","):
         empty = None if token == "start" else int(token)
@@ -87,6 +91,11 @@ def main() -> None:
                 value = search.value(pos, budget)
                 seconds, found = time.perf_counter() - started, value is not None
                 line = {"value": None if value is None else VALUE_NAMES[value]}
+            elif args.solve:
+                started = time.perf_counter()
+                outcome = search.solve(pos, budget)
+                seconds, found = time.perf_counter() - started, outcome is not None
+                line = {"value": outcome and outcome.name, "remoteness": outcome and outcome.remoteness}
             else:
                 result = search.analyse(pos, budget)
                 seconds, found = result.seconds, result.exact

@@ -357,12 +357,16 @@ class ExactSearch:
         if stored is not None:
             return outcome_of_score(stored).value
         split = self._split(pos)
-        if split is not None:
-            return self._split_value(split, pos)
         m, w = self.table_pair(pos)
-        g = self._window(m, w, 0, 1)  # fail-soft: g >= 1 proves a win, g < 0 already a loss
-        if g == 0:
-            g = self._window(m, w, -1, 0)
+        worker = self._workers[0]
+
+        def test(t: int) -> int | None:  # the fail-soft null-window search at t, split or not
+            return worker.window(m, w, t - 1, t) if split is None else split.search(pos, t)
+
+        with _interruptible():
+            g = test(1)  # g >= 1 proves a win, g < 0 already a loss
+            if g == 0:
+                g = test(0)
         if g is None:
             return None
         return WIN if g > 0 else LOSS if g < 0 else DRAW
@@ -374,16 +378,6 @@ class ExactSearch:
         if self.threads < 2 or empty < self.split_empty:
             return None
         return SplitSearch(self, self._workers, _symmetry_onto)
-
-    def _split_value(self, split: SplitSearch, pos: Position) -> int | None:
-        """`value` on the split: the same two tests."""
-        with _interruptible():
-            g = split.search(pos, 1)
-            if g == 0:
-                g = split.search(pos, 0)
-        if g is None:
-            return None
-        return WIN if g > 0 else LOSS if g < 0 else DRAW
 
     def _scores(self, positions: Sequence[Position]) -> list[int | None]:
         """The exact scores of ``positions`` (None: unknown), searched on `threads` threads

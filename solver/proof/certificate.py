@@ -93,8 +93,38 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
     remoteness from ``distance``. Raises ProofError if the stored nodes do not make a
     complete proof, if it loops, or if a leaf's remoteness is missing and no
     ``distance`` is given."""
-    # by exact key, in order: the row (remoteness: a leaf's own, else 0 until worked out)
-    # and the exact keys of the rows it leads to
+    entries = _stored_strategy(game, root, winner, True, settled, leaves, distance)
+    lengths = _strategy_lengths(entries, game.key(root))
+    for exact, (row, _) in entries.items():
+        yield replace(row, remoteness=lengths[exact])
+
+
+def _stored_strategy(game: Smallholder, root: Position, side: str, wins: bool,
+                     settled: dict[int, tuple[int, str, int | None, int]], leaves: dict[int, Leaf],
+                     distance: Callable[[Position], int] | None) -> dict[int, tuple[Row, list[int]]]:
+    """``side``'s strategy from ``root`` as a run stored it, by exact key in order: each
+    row (interior rows' remoteness 0 for a win, None for a draw, worked out by the caller)
+    and the exact keys of the rows it leads to. ``wins``: from a run that proved
+    ``side``'s win (its move: the stored best child); else from one that disproved the
+    other side's win, ``side`` not losing (its move: the stored refutation, or if that
+    was a repetition any move to a position the run disproved too). At the other side's
+    turn every reply. ProofError if the stored nodes make no such strategy."""
+    what = "proof" if wins else "drawing strategy"
+    status = PROVED if wins else DISPROVED
+    side_role, other_role = (WINNER, LOSER) if wins else (HOLDER, OPPONENT)
+    side_value, other_value = (VALUE_NAMES[WIN], VALUE_NAMES[LOSS]) if wins else (VALUE_NAMES[DRAW],) * 2
+    length = 0 if wins else None
+
+    def fits(pos: Position, value: int) -> bool:  # a leaf value the strategy may end on
+        for_side = value if pos.to_move == side else -value
+        return for_side == WIN if wins else for_side != LOSS
+
+    def settled_here(child: Position) -> bool:  # a child the run settled as the strategy needs
+        key = game.canonical_key(child)
+        known, leaf = settled.get(key), leaves.get(key)
+        return (not game.moves(child) and fits(child, LOSS) or known is not None and known[0] == status
+                and known[1] != LEAF or leaf is not None and fits(child, leaf[0]))
+
     entries: dict[int, tuple[Row, list[int]]] = {}
     stack = [root]
     while stack:
@@ -104,37 +134,30 @@ def proof_rows(game: Smallholder, root: Position, winner: str,
             continue
         text = game.format(pos)
         children = game.children(pos)
-        if not children:
-            entries[exact] = (Row(text, LEAF_ROLE, "", VALUE_NAMES[LOSS], 0), [])
-            continue
         key = game.canonical_key(pos)
-        leaf = leaves.get(key)
-        if leaf is not None:  # an exact result (possibly found by another run of these rules)
-            value, remoteness = leaf
-            if value != (WIN if pos.to_move == winner else LOSS):
-                raise ProofError(f"the stored search holds no proof for {text!r}: it is a {VALUE_NAMES[value]} "
-                                 f"for the side to move")
-            entries[exact] = (_leaf_row(pos, text, value, remoteness, distance), [])
+        leaf = (LOSS, 0) if not children else leaves.get(key)
+        if leaf is not None:  # a finished game, or an exact result (possibly of another run of these rules)
+            if not fits(pos, leaf[0]):
+                raise ProofError(f"the stored search holds no {what} for {text!r}: it is a "
+                                 f"{VALUE_NAMES[leaf[0]]} for the side to move")
+            entries[exact] = (_leaf_row(pos, text, leaf[0], leaf[1], distance), [])
             continue
         record = settled.get(key)
-        if record is None or record[0] != PROVED or record[1] == LEAF:
-            raise ProofError(f"the stored search holds no proof for {text!r}: the run is not proved")
-        best = record[2]
-        if pos.to_move == winner:
-            for move, child in children:
-                if game.canonical_key(child) == best:
-                    entries[exact] = (Row(text, WINNER, game.move_name(move.cell), VALUE_NAMES[WIN], 0),
-                                      [game.key(child)])
-                    stack.append(child)
-                    break
-            else:
-                raise ProofError(f"the stored winning move of {text!r} is not one of its moves")
-        else:
-            entries[exact] = (Row(text, LOSER, "", VALUE_NAMES[LOSS], 0), [game.key(child) for _, child in children])
+        if record is None or record[0] != status or record[1] == LEAF:
+            raise ProofError(f"the stored search holds no {what} for {text!r}: the run did not settle it")
+        if pos.to_move != side:
+            entries[exact] = (Row(text, other_role, "", other_value, length), [game.key(c) for _, c in children])
             stack.extend(child for _, child in reversed(children))
-    lengths = _strategy_lengths(entries, game.key(root))
-    for exact, (row, _) in entries.items():
-        yield replace(row, remoteness=lengths[exact])
+            continue
+        chosen = [(move, child) for move, child in children if game.canonical_key(child) == record[2]]
+        if not chosen and not wins:
+            chosen = [(move, child) for move, child in children if settled_here(child)]
+        if not chosen:
+            raise ProofError(f"the stored move of {text!r} is not one of its moves")
+        move, child = chosen[0]
+        entries[exact] = (Row(text, side_role, game.move_name(move.cell), side_value, length), [game.key(child)])
+        stack.append(child)
+    return entries
 
 
 def _leaf_row(pos: Position, text: str, value: int, remoteness: int | None,
@@ -203,54 +226,8 @@ def holding_rows(game: Smallholder, root: Position, holder: str,
     loop. Its rows' value is ``draw`` (the holder does not lose from there) and their
     remoteness empty; a leaf has its exact value (a draw, or a win for the holder) and,
     unless a draw, its remoteness. ProofError if the stored nodes make no such strategy."""
-    rows: dict[int, Row] = {}
-    stack = [root]
-    while stack:
-        pos = stack.pop()
-        exact = game.key(pos)
-        if exact in rows:
-            continue
-        text = game.format(pos)
-        children = game.children(pos)
-        if not children:
-            if pos.to_move == holder:
-                raise ProofError(f"the stored search holds no drawing strategy: {text!r} is lost for "
-                                 f"{COLOUR_NAMES[holder]}")
-            rows[exact] = Row(text, LEAF_ROLE, "", VALUE_NAMES[LOSS], 0)
-            continue
-        key = game.canonical_key(pos)
-        leaf = leaves.get(key)
-        if leaf is not None:
-            value, remoteness = leaf
-            if value == (LOSS if pos.to_move == holder else WIN):
-                raise ProofError(f"the stored search holds no drawing strategy: {text!r} is lost for "
-                                 f"{COLOUR_NAMES[holder]}")
-            rows[exact] = _leaf_row(pos, text, value, remoteness, distance)
-            continue
-        record = settled.get(key)
-        if record is None or record[0] != DISPROVED or record[1] == LEAF:
-            raise ProofError(f"the stored search holds no drawing strategy for {text!r}: the run is not disproved")
-        if pos.to_move != holder:
-            rows[exact] = Row(text, OPPONENT, "", VALUE_NAMES[DRAW], None)
-            stack.extend(child for _, child in reversed(children))
-            continue
-
-        def holds(child: Position) -> bool:
-            child_key = game.canonical_key(child)
-            known = settled.get(child_key)
-            leaf = leaves.get(child_key)
-            return (not game.moves(child) and child.to_move != holder
-                    or known is not None and known[0] == DISPROVED and known[1] != LEAF
-                    or leaf is not None and leaf[0] != (LOSS if child.to_move == holder else WIN))
-
-        chosen = [(move, child) for move, child in children if game.canonical_key(child) == record[2]]
-        chosen = chosen or [(move, child) for move, child in children if holds(child)]
-        if not chosen:
-            raise ProofError(f"the stored search holds no drawing move from {text!r}")
-        move, child = chosen[0]
-        rows[exact] = Row(text, HOLDER, game.move_name(move.cell), VALUE_NAMES[DRAW], None)
-        stack.append(child)
-    yield from rows.values()
+    entries = _stored_strategy(game, root, holder, False, settled, leaves, distance)
+    yield from (row for row, _ in entries.values())
 
 
 def draw_lines(game: Smallholder, root: Position, strategies: dict[str, list[Row]],

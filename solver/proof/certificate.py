@@ -505,17 +505,9 @@ def _holding_successors(game: Smallholder, pos: Position, row: Row, number: int,
         report.holder_rows += 1
         if pos.to_move != holder:
             raise ProofError(f"line {number}: a holder row needs {COLOUR_NAMES[holder]} to move: {row.position!r}")
-        try:
-            return [game.play(pos, game.parse_move(row.move))]
-        except (NotationError, IllegalMoveError):
-            raise ProofError(f"line {number}: illegal move in {row.position!r} under {game.rules_name}: "
-                             f"{row.move!r}") from None
+        return _played(game, pos, row, number)
     report.opponent_rows += 1
-    if pos.to_move != other:
-        raise ProofError(f"line {number}: an opponent row needs {COLOUR_NAMES[other]} to move: {row.position!r}")
-    if row.move:
-        raise ProofError(f"line {number}: an opponent row has no move (every reply is covered): {row.move!r}")
-    return [child for _, child in game.children(pos)]
+    return _every_reply(game, pos, row, number, other, "an opponent")
 
 
 def _successors(game: Smallholder, pos: Position, row: Row, number: int, winner: str, report: CheckReport,
@@ -545,19 +537,28 @@ def _successors(game: Smallholder, pos: Position, row: Row, number: int, winner:
             raise ProofError(f"line {number}: a winner row needs {COLOUR_NAMES[winner]} to move: {row.position!r}")
         if row.value != "win":
             raise ProofError(f"line {number}: a winner row has the value win: {row.value!r}")
-        try:
-            cell = game.parse_move(row.move)
-            return [game.play(pos, cell)]
-        except (NotationError, IllegalMoveError):
-            raise ProofError(f"line {number}: illegal move in {row.position!r} under {game.rules_name}: "
-                             f"{row.move!r}") from None
+        return _played(game, pos, row, number)
     report.loser_rows += 1
-    if pos.to_move != loser:
-        raise ProofError(f"line {number}: a loser row needs {COLOUR_NAMES[loser]} to move: {row.position!r}")
-    if row.move:
-        raise ProofError(f"line {number}: a loser row has no move (every reply is covered): {row.move!r}")
     if row.value != "loss":
         raise ProofError(f"line {number}: a loser row has the value loss: {row.value!r}")
+    return _every_reply(game, pos, row, number, loser, "a loser")
+
+
+def _played(game: Smallholder, pos: Position, row: Row, number: int) -> list[Position]:
+    """The position the row's move leads to (ProofError if it is not a legal move)."""
+    try:
+        return [game.play(pos, game.parse_move(row.move))]
+    except (NotationError, IllegalMoveError):
+        raise ProofError(f"line {number}: illegal move in {row.position!r} under {game.rules_name}: "
+                         f"{row.move!r}") from None
+
+
+def _every_reply(game: Smallholder, pos: Position, row: Row, number: int, mover: str, role: str) -> list[Position]:
+    """Every reply of a row where ``mover`` must be to move and no move is given."""
+    if pos.to_move != mover:
+        raise ProofError(f"line {number}: {role} row needs {COLOUR_NAMES[mover]} to move: {row.position!r}")
+    if row.move:
+        raise ProofError(f"line {number}: {role} row has no move (every reply is covered): {row.move!r}")
     return [child for _, child in game.children(pos)]
 
 

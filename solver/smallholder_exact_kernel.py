@@ -64,6 +64,11 @@ STOP, CONTROL_NODES = range(2)
 #: Below this many empty cells moves are ordered by the opponent's open cells (a cheap
 #: superset of their replies) instead of their exact number of replies.
 DEFAULT_MOBILITY_EMPTY = 12
+#: Positions with fewer empty cells are neither looked up in the table nor stored: their
+#: searches are a few positions each, cheaper than the table's memory traffic. Measured
+#: (BENCHMARKS.md, one thread): 20-empty hex4 analyses take 0.90-0.93x the time with
+#: 4 as with none, and as many positions.
+TABLE_EMPTY = 4
 #: Move-ordering weights, highest first: a child the table proves lost for the opponent;
 #: the move that last cut off at this ply of the line (a killer), then the one before
 #: it and the table's best move of the position; then fewest replies (bits 24-31), a
@@ -392,7 +397,12 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     for i in range(last_capture):
         if path_m[i] == mover and path_w[i] == waiter:
             return 0, i
-    entry, data = tt_find(tt, mover, waiter)
+    empty = compiled.popcount(t.full & ~(mover | waiter))
+    use_table = empty >= TABLE_EMPTY
+    children_in_table = empty > TABLE_EMPTY
+    entry, data = -1, U64(0)
+    if use_table:
+        entry, data = tt_find(tt, mover, waiter)
     tt_best = -1
     if entry >= 0:
         lo = data_lo(data)
@@ -414,14 +424,18 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     # raw children: ws[i] the stones of the side that moved, ms[i] the opponent's after capture
     count = compiled._children_into(mover, waiter, t, work, cells, ws, ms)
     if count == 0:
-        tt_store(tt, mover, waiter, -WIN_SCORE, -WIN_SCORE, -1, 0, state)
+        if use_table:
+            tt_store(tt, mover, waiter, -WIN_SCORE, -WIN_SCORE, -1, 0, state)
         return -WIN_SCORE, MAX_PLY
     # a game not over lasts at least 2 more plies if lost
     if beta <= -(WIN_SCORE - 2):
         return -(WIN_SCORE - 2), MAX_PLY
-    empty = compiled.popcount(t.full & ~(mover | waiter))
     mobility = state[MOBILITY] != 0 and empty >= state[MOBILITY_EMPTY]
     stones = compiled.popcount(waiter)
+    # a test that needs a win in 1 (a win has an odd remoteness: the next best is a win
+    # in 3) is settled by looking for a move that leaves the opponent no reply, without
+    # searching a move: the depth bound of a remoteness test
+    needs_win_in_1 = alpha >= WIN_SCORE - 3
     for i in range(count):
         # the cells the opponent may play after the move: a superset of their replies
         after_empty = t.full & ~(ws[i] | ms[i])
@@ -430,13 +444,28 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             open_cells |= after_empty & compiled._neighbours(ms[i], t.nbr)
         if open_cells == U64(0):
             # the opponent has no move: a win in 1, the best score there is
-            tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
+            if use_table:
+                tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
             return WIN_SCORE - 1, MAX_PLY
+        if needs_win_in_1:
+            # open cells are a superset of the replies; one not next to the opponent's
+            # stones is a legal create, else the replies are counted
+            if after_empty & ~work[compiled._W_AFTER_HELD + i] & ~compiled._neighbours(ms[i], t.nbr):
+                continue
+            if compiled._analyse(ms[i], ws[i], t, work_buf[ply + 1])[0] == U64(0):
+                if use_table:
+                    tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
+                return WIN_SCORE - 1, MAX_PLY
+            continue
         order[i] = (64 - compiled.popcount(open_cells)) << 24 if state[MOBILITY] and not mobility else 0
         m, w = table_pair(ms[i], ws[i], t, state[CANON_EMPTY])
         ms[i] = m
         ws[i] = w
-        tt_prefetch(tt, m, w)  # the look-ups below then overlap their waits for memory
+        if children_in_table:
+            tt_prefetch(tt, m, w)  # the look-ups below then overlap their waits for memory
+    if needs_win_in_1:
+        # no move wins at once, so a win takes at least 3 plies
+        return WIN_SCORE - 3, MAX_PLY
     for i in range(count):
         caps[i] = 1 if compiled.popcount(ms[i]) < stones else 0
         key = order[i] + min(history[cells[i]], (1 << 19)) + (1 << 20 if caps[i] else 0)
@@ -446,7 +475,9 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             key += SECOND_KILLER
         if cells[i] == tt_best:
             key += TABLE_MOVE
-        child, child_data = tt_find(tt, ms[i], ws[i])
+        child, child_data = -1, U64(0)
+        if children_in_table:
+            child, child_data = tt_find(tt, ms[i], ws[i])
         if child >= 0:
             child_hi = data_hi(child_data)
             bound = from_child(child_hi)  # the child's upper bound is our lower bound
@@ -498,7 +529,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
                         killers[ply, 1] = killers[ply, 0]
                         killers[ply, 0] = cells[k]
                     break
-    if rep >= ply:
+    if rep >= ply and use_table:
         lo = best if best > alpha else -INF
         hi = best if best < beta else INF
         tt_store(tt, mover, waiter, lo, hi, best_cell,

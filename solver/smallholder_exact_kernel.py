@@ -62,8 +62,10 @@ STATE_SLOTS = 9
 # thread's node count as of its latest look at the clock
 STOP, CONTROL_NODES = range(2)
 #: Below this many empty cells moves are ordered by the opponent's open cells (a cheap
-#: superset of their replies) instead of their exact number of replies.
-DEFAULT_MOBILITY_EMPTY = 12
+#: superset of their replies) instead of their exact number of replies. Measured
+#: (BENCHMARKS.md): 15 against 12 takes 0.84-0.89x the time of the 20-empty hex4
+#: analyses, 0.81-0.88x on three 24-empty ones, 0.93x on 19-empty limping3 values.
+DEFAULT_MOBILITY_EMPTY = 15
 #: Positions with fewer empty cells are neither looked up in the table nor stored: their
 #: searches are a few positions each, cheaper than the table's memory traffic. Measured
 #: (BENCHMARKS.md, one thread): 20-empty hex4 analyses take 0.90-0.93x the time with

@@ -353,7 +353,9 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     Children are generated as plain bitboards, each then brought to its table form and
     looked up in the table first (enhanced transposition cut-off); from ``MOBILITY_EMPTY``
     empty cells on, moves are ordered by the opponent's number of replies (fewest first),
-    below it by the opponent's open cells.
+    below it by the opponent's open cells. A window that needs a win in 1 is answered by
+    the scan for a move that leaves no reply, without searching a move; positions with
+    fewer than ``TABLE_EMPTY`` empty cells skip the table.
     """
     # The arrays come as addresses (`buffers`), made arrays again here: an array passed in
     # as an argument would be reference-counted (an atomic add and subtract each) at every
@@ -440,24 +442,20 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     needs_win_in_1 = alpha >= WIN_SCORE - 3
     for i in range(count):
         # the cells the opponent may play after the move: a superset of their replies
-        after_empty = t.full & ~(ws[i] | ms[i])
-        open_cells = after_empty & ~work[compiled._W_AFTER_HELD + i]
+        unheld = t.full & ~(ws[i] | ms[i]) & ~work[compiled._W_AFTER_HELD + i]
+        open_cells = unheld
         if t.reentry:
-            open_cells |= after_empty & compiled._neighbours(ms[i], t.nbr)
-        if open_cells == U64(0):
+            open_cells |= t.full & ~(ws[i] | ms[i]) & compiled._neighbours(ms[i], t.nbr)
+        no_reply = open_cells == U64(0)
+        if needs_win_in_1 and not no_reply and not (unheld & ~compiled._neighbours(ms[i], t.nbr)):
+            # no open cell away from the opponent's stones (a legal create): count the replies
+            no_reply = compiled._analyse(ms[i], ws[i], t, work_buf[ply + 1])[0] == U64(0)
+        if no_reply:
             # the opponent has no move: a win in 1, the best score there is
             if use_table:
                 tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
             return WIN_SCORE - 1, MAX_PLY
         if needs_win_in_1:
-            # open cells are a superset of the replies; one not next to the opponent's
-            # stones is a legal create, else the replies are counted
-            if after_empty & ~work[compiled._W_AFTER_HELD + i] & ~compiled._neighbours(ms[i], t.nbr):
-                continue
-            if compiled._analyse(ms[i], ws[i], t, work_buf[ply + 1])[0] == U64(0):
-                if use_table:
-                    tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
-                return WIN_SCORE - 1, MAX_PLY
             continue
         order[i] = (64 - compiled.popcount(open_cells)) << 24 if state[MOBILITY] and not mobility else 0
         m, w = table_pair(ms[i], ws[i], t, state[CANON_EMPTY])

@@ -189,7 +189,7 @@ class _Worker:
         self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
 
     def window(self, m: int, w: int, alpha: int, beta: int) -> int | None:
-        score, _ = kernel.search(np.uint64(m), np.uint64(w), alpha, beta, 0, 0, self.ctx)
+        score, _ = kernel.search(np.uint64(m), np.uint64(w), compiled.UNKNOWN_HELD, alpha, beta, 0, 0, self.ctx)
         return None if self.state[kernel.ABORTED] else int(score)
 
 

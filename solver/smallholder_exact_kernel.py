@@ -114,9 +114,17 @@ def canonical_pair(mover, waiter, t):
 def table_pair(mover, waiter, t, canon_empty):
     """The form of (mover, waiter) the table keys it by: canonical with at least
     ``canon_empty`` empty cells, else as it stands."""
+    m, w, _ = table_pair_symmetry(mover, waiter, t, canon_empty)
+    return m, w
+
+
+@njit(cache=True, inline="always")
+def table_pair_symmetry(mover, waiter, t, canon_empty):
+    """`table_pair`, and the symmetry that maps (mover, waiter) onto it (0: as it stands)."""
     if compiled.popcount(t.full & ~(mover | waiter)) >= canon_empty:
-        return canonical_pair(mover, waiter, t)
-    return mover, waiter
+        w, m, symmetry = compiled.canonical_symmetry(waiter, mover, t)
+        return m, w, symmetry
+    return mover, waiter, 0
 
 
 @njit(cache=True)
@@ -343,8 +351,10 @@ def buffers(rules_tables, tt, control, path_m, path_w, cell_buf, m_buf, w_buf, c
 
 
 @njit(cache=True, nogil=True)
-def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
+def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
     """Fail-soft alpha-beta of (mover, waiter) (in table form) in the window (alpha, beta).
+    ``waiter_held`` is the waiter's holdings when the caller knows them (the parent's move
+    generation works them out), else `compiled.UNKNOWN_HELD`.
 
     Returns (score, lowest path index of a repetition the score relied on, or MAX_PLY).
     ``ply`` is the path index of this position; ``last_capture`` the path index of the
@@ -426,7 +436,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     order = order_buf[ply]
     work = work_buf[ply]
     # raw children: ws[i] the stones of the side that moved, ms[i] the opponent's after capture
-    count = compiled._children_into(mover, waiter, t, work, cells, ws, ms)
+    count = compiled._children_knowing(mover, waiter, waiter_held, t, work, cells, ws, ms)
     if count == 0:
         if use_table:
             tt_store(tt, mover, waiter, -WIN_SCORE, -WIN_SCORE, -1, 0, state)
@@ -442,14 +452,15 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
     needs_win_in_1 = alpha >= WIN_SCORE - 3
     for i in range(count):
         # the cells the opponent may play after the move: a superset of their replies
-        unheld = t.full & ~(ws[i] | ms[i]) & ~work[compiled._W_AFTER_HELD + i]
+        held = work[compiled._W_AFTER_HELD + i]  # the mover's holdings after the move
+        unheld = t.full & ~(ws[i] | ms[i]) & ~held
         open_cells = unheld
         if t.reentry:
             open_cells |= t.full & ~(ws[i] | ms[i]) & compiled._neighbours(ms[i], t.nbr)
         no_reply = open_cells == U64(0)
         if needs_win_in_1 and not no_reply and not (unheld & ~compiled._neighbours(ms[i], t.nbr)):
             # no open cell away from the opponent's stones (a legal create): count the replies
-            no_reply = compiled._analyse(ms[i], ws[i], t, work_buf[ply + 1])[0] == U64(0)
+            no_reply = compiled._analyse_knowing(ms[i], ws[i], held, t, work_buf[ply + 1])[0] == U64(0)
         if no_reply:
             # the opponent has no move: a win in 1, the best score there is
             if use_table:
@@ -458,7 +469,9 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
         if needs_win_in_1:
             continue
         order[i] = (64 - compiled.popcount(open_cells)) << 24 if state[MOBILITY] and not mobility else 0
-        m, w = table_pair(ms[i], ws[i], t, state[CANON_EMPTY])
+        m, w, symmetry = table_pair_symmetry(ms[i], ws[i], t, state[CANON_EMPTY])
+        if symmetry:
+            work[compiled._W_AFTER_HELD + i] = compiled.transform(held, symmetry, t)  # in the table form too
         ms[i] = m
         ws[i] = w
         if children_in_table:
@@ -493,7 +506,7 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
         # once no child's stored bound has cut the node off
         after = work_buf[ply + 1]  # the next ply's workspace (one view per node, not per child)
         for i in range(count):
-            replies = compiled._analyse(ms[i], ws[i], t, after)[0]
+            replies = compiled._analyse_knowing(ms[i], ws[i], work[compiled._W_AFTER_HELD + i], t, after)[0]
             order[i] += (64 - compiled.popcount(replies)) << 24
     best = -INF
     best_cell = -1
@@ -511,8 +524,11 @@ def search(mover, waiter, alpha, beta, ply, last_capture, ctx):
             ws[k], ws[j] = ws[j], ws[k]
             caps[k], caps[j] = caps[j], caps[k]
             order[k], order[j] = order[j], order[k]
+            held_at = compiled._W_AFTER_HELD
+            work[held_at + k], work[held_at + j] = work[held_at + j], work[held_at + k]
         child_last = ply + 1 if caps[k] else last_capture
-        s, r = search(ms[k], ws[k], to_child(beta), to_child(a), ply + 1, child_last, ctx)
+        s, r = search(ms[k], ws[k], work[compiled._W_AFTER_HELD + k], to_child(beta), to_child(a), ply + 1,
+                      child_last, ctx)
         if state[ABORTED]:
             return 0, MAX_PLY
         v = from_child(s)

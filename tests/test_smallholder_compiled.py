@@ -75,6 +75,33 @@ def test_moves_agree_with_the_engine_everywhere(board: str, rules: Rules) -> Non
 
 
 @pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("rules", QUICK, ids=lambda r: r.name)
+def test_move_generation_given_the_enemy_holdings(board: str, rules: Rules) -> None:
+    """The search hands each child the holdings its parent worked out: move generation
+    given them (`_children_knowing`) makes the same children as without, and the holdings
+    it hands on are the mover's after each move, as the engine has them."""
+    game = Smallholder(board, rules)
+    t = CompiledRules(board, rules).tables
+    rng = random.Random(f"{board} {rules.spec} known")
+    size = compiled._W_SIZE
+    for pos in playout_positions(game, rng, 2) + arbitrary_positions(game, rng, 10):
+        mover, waiter = (pos.black, pos.white) if pos.to_move == "B" else (pos.white, pos.black)
+        held = game.holdings(pos, "W" if pos.to_move == "B" else "B")
+        results = []
+        for given in (compiled.UNKNOWN_HELD, np.uint64(held)):
+            w = np.zeros(size, np.uint64)
+            cells, own, enemy = np.zeros(64, np.int64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+            count = compiled._children_knowing(np.uint64(mover), np.uint64(waiter), given, t, w, cells, own, enemy)
+            results.append((cells[:count].tolist(), own[:count].tolist(), enemy[:count].tolist(),
+                            w[compiled._W_AFTER_HELD:compiled._W_AFTER_HELD + count].tolist()))
+        assert results[0] == results[1], game.format(pos)
+        cells, _, _, after_held = results[1]
+        assert cells == sorted(move.cell for move in game.moves(pos)), game.format(pos)
+        for cell, held_after in zip(cells, after_held):
+            assert held_after == game.holdings(game.play(pos, cell), pos.to_move), (game.format(pos), cell)
+
+
+@pytest.mark.parametrize("board", BOARDS)
 def test_symmetries_and_canonical_forms(board: str) -> None:
     game = Smallholder(board)
     fast = CompiledRules(board, "nibbler")
@@ -91,6 +118,8 @@ def test_symmetries_and_canonical_forms(board: str) -> None:
         best = fast.canonical(pos)
         # the image smallest by white first, then black
         assert (best.white, best.black) == min((w, b) for b, w in images), game.format(pos)
+        black, white, symmetry = compiled.canonical_symmetry(np.uint64(pos.black), np.uint64(pos.white), t)
+        assert (int(black), int(white)) == (best.black, best.white) == images[symmetry], game.format(pos)
         for black, white in images:  # the same canonical form from every image
             assert fast.canonical(Position(black, white, pos.to_move)) == best
         if game.board.size <= compiled.MAX_KEY_CELLS:

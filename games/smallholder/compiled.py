@@ -400,23 +400,41 @@ _W_AFTER_HELD = _W_SIGHT6 + 6
 _W_SIZE = _W_AFTER_HELD + 64
 
 
+#: The enemy's holdings given to `_analyse_knowing` as unknown: they are worked out (a
+#: real set of holdings equal to it, every cell of a 64-cell board, is merely worked out
+#: again).
+UNKNOWN_HELD = ~_ZERO
+
+
 @njit(cache=True, inline="always")
 def _analyse(own, enemy, t, w):  # type: ignore[no-untyped-def]
     """Groups of both sides into workspace ``w``; returns (legal, extensions, own groups,
     enemy groups) where legal and extensions are bitboards of cells."""
+    return _analyse_knowing(own, enemy, UNKNOWN_HELD, t, w)
+
+
+@njit(cache=True, inline="always")
+def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-def]
+    """`_analyse` given the enemy's holdings (``UNKNOWN_HELD``: work them out). With them
+    given, the enemy's groups are found only when a capture needs them (groupwise); under
+    piecewise capture they are not looked for and the count returned is 0."""
     nbr = t.nbr
     empty = t.full & ~(own | enemy)
     # the enemy's groups and holdings
     enemy_count = 0
-    enemy_held = _ZERO
-    rest = enemy
-    while rest:
-        group = _group_at(rest & (~rest + _ONE), rest, nbr)
-        rest &= ~group
-        w[_W_ENEMY + enemy_count] = group
-        enemy_count += 1
-        _sight_of(group, t.sight, w, _W_SIGHT6)
-        enemy_held |= _held_by_sight(w, _W_SIGHT6, t.pairs)
+    unknown = enemy_held == UNKNOWN_HELD
+    if unknown:
+        enemy_held = _ZERO
+    if unknown or not t.piecewise:
+        rest = enemy
+        while rest:
+            group = _group_at(rest & (~rest + _ONE), rest, nbr)
+            rest &= ~group
+            w[_W_ENEMY + enemy_count] = group
+            enemy_count += 1
+            if unknown:
+                _sight_of(group, t.sight, w, _W_SIGHT6)
+                enemy_held |= _held_by_sight(w, _W_SIGHT6, t.pairs)
     own_near = _neighbours(own, nbr)
     play_ok = empty & ~enemy_held
     if t.reentry:
@@ -550,7 +568,14 @@ def _children_into(own, enemy, t, w, out_cells, out_own, out_enemy):  # type: ig
     """Children with the mover's and the waiter's stones (not colours); returns how many.
     ``w[_W_AFTER_HELD + i]`` receives the mover's holdings after the i-th move (a new
     stone alone holds nothing, so a create leaves them as they were)."""
-    legal, extensions, own_count, enemy_count = _analyse(own, enemy, t, w)
+    return _children_knowing(own, enemy, UNKNOWN_HELD, t, w, out_cells, out_own, out_enemy)
+
+
+@njit(cache=True, inline="always")
+def _children_knowing(own, enemy, enemy_held, t, w, out_cells, out_own, out_enemy):  # type: ignore[no-untyped-def]
+    """`_children_into` given the enemy's holdings (``UNKNOWN_HELD``: work them out): the
+    parent's ``w[_W_AFTER_HELD + i]`` are its children's."""
+    legal, extensions, own_count, enemy_count = _analyse_knowing(own, enemy, enemy_held, t, w)
     held_before = _ZERO
     for k in range(own_count):
         held_before |= w[_W_HELD + k]
@@ -617,8 +642,17 @@ def transform(mask, s, t):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def canonical(black, white, t):  # type: ignore[no-untyped-def]
+    best_black, best_white, _ = canonical_symmetry(black, white, t)
+    return best_black, best_white
+
+
+@njit(cache=True)
+def canonical_symmetry(black, white, t):  # type: ignore[no-untyped-def]
+    """`canonical`, and the symmetry that maps (black, white) onto it (the lowest-numbered
+    one when several do)."""
     best_black = U64(black)
     best_white = U64(white)
+    best = 0
     for s in range(1, t.nsym):
         image_white = transform(white, s, t)
         if image_white > best_white:
@@ -627,7 +661,8 @@ def canonical(black, white, t):  # type: ignore[no-untyped-def]
         if image_white < best_white or image_black < best_black:
             best_white = image_white
             best_black = image_black
-    return best_black, best_white
+            best = s
+    return best_black, best_white, best
 
 
 @njit(cache=True)

@@ -451,17 +451,19 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
         k = own_count
         w[_W_OWN + k] = group
         base = _W_SIGHT + 6 * k
-        for d in range(6):
-            w[base + d] = _ZERO
+        s0 = s1 = s2 = s3 = s4 = s5 = _ZERO  # the group's sight masks, in locals until stored
         r2 = group
         while r2:
             c = _cttz(r2)
             r2 &= r2 - _ONE
-            for d in range(6):
-                w[base + d] |= t.sight[d, c]
-        held = _ZERO
-        for p in range(t.pairs.shape[0]):
-            held |= w[base + t.pairs[p, 0]] & w[base + t.pairs[p, 1]]
+            s0 |= t.sight[0, c]
+            s1 |= t.sight[1, c]
+            s2 |= t.sight[2, c]
+            s3 |= t.sight[3, c]
+            s4 |= t.sight[4, c]
+            s5 |= t.sight[5, c]
+        w[base], w[base + 1], w[base + 2], w[base + 3], w[base + 4], w[base + 5] = s0, s1, s2, s3, s4, s5
+        held = _held_by_sight(w, base, t.pairs)
         w[_W_HELD + k] = held
         own_count += 1
         size = np.int64(_ctpop(group))
@@ -511,16 +513,23 @@ def _capture_and_holdings(own, enemy, cell, t, w, own_count, enemy_count):  # ty
     """(enemy stones removed by the extension at ``cell``, the mover's holdings after it),
     after `_analyse` filled ``w``."""
     near = t.nbr[cell]
-    for d in range(6):
-        w[_W_SIGHT6 + d] = t.sight[d, cell]
+    # the merged group's six sight masks, kept in locals (registers) until the last step
+    s0, s1, s2 = t.sight[0, cell], t.sight[1, cell], t.sight[2, cell]
+    s3, s4, s5 = t.sight[3, cell], t.sight[4, cell], t.sight[5, cell]
     held = _ZERO
     for k in range(own_count):
         if w[_W_OWN + k] & near:
             base = _W_SIGHT + 6 * k
-            for d in range(6):
-                w[_W_SIGHT6 + d] |= w[base + d]
+            s0 |= w[base]
+            s1 |= w[base + 1]
+            s2 |= w[base + 2]
+            s3 |= w[base + 3]
+            s4 |= w[base + 4]
+            s5 |= w[base + 5]
         else:
             held |= w[_W_HELD + k]
+    w[_W_SIGHT6], w[_W_SIGHT6 + 1], w[_W_SIGHT6 + 2] = s0, s1, s2
+    w[_W_SIGHT6 + 3], w[_W_SIGHT6 + 4], w[_W_SIGHT6 + 5] = s3, s4, s5
     held |= _held_by_sight(w, _W_SIGHT6, t.pairs)
     if t.piecewise:
         return enemy & held, held

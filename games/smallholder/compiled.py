@@ -390,14 +390,16 @@ def playable(own, enemy, t):  # type: ignore[no-untyped-def]
 
 #: Workspace layout (uint64 slots) of `_analyse`: per own group its stones, holdings and
 #: six sight masks; per enemy group its stones; six scratch sight masks; then, filled by
-#: `_children_into`, the mover's holdings after each child's move.
+#: `_children_into`, the mover's holdings after each child's move; then per own group the
+#: cells next to it.
 _W_OWN = 0
 _W_HELD = 64
 _W_SIGHT = 128
 _W_ENEMY = 128 + 6 * 64
 _W_SIGHT6 = _W_ENEMY + 64
 _W_AFTER_HELD = _W_SIGHT6 + 6
-_W_SIZE = _W_AFTER_HELD + 64
+_W_BORDER = _W_AFTER_HELD + 64
+_W_SIZE = _W_BORDER + 64
 
 
 #: The enemy's holdings given to `_analyse_knowing` as unknown: they are worked out (a
@@ -470,6 +472,7 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
         if size < smallest_all:
             smallest_all = size
         border = _neighbours(group, nbr) & ~group
+        w[_W_BORDER + k] = border
         if border & play_ok:
             live_count += 1
             if size < smallest_live:
@@ -479,23 +482,19 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
     else:
         smallest = smallest_all
     creates = play_ok & ~own_near
-    extensions = _ZERO
+    # the cells next to a group of the smallest size, and next to a bigger one
+    next_to_smallest = _ZERO
+    next_to_bigger = _ZERO
+    for k in range(own_count):
+        if np.int64(_ctpop(w[_W_OWN + k])) == smallest:
+            next_to_smallest |= w[_W_BORDER + k]
+        else:
+            next_to_bigger |= w[_W_BORDER + k]
     candidates = play_ok & own_near
-    while candidates:
-        c = _cttz(candidates)
-        candidates &= candidates - _ONE
-        near = nbr[c]
-        any_ok = False
-        all_ok = True
-        for k in range(own_count):
-            g = w[_W_OWN + k]
-            if g & near:
-                if np.int64(_ctpop(g)) == smallest:
-                    any_ok = True
-                else:
-                    all_ok = False
-        if all_ok if t.adjacent_only else any_ok:
-            extensions |= _ONE << c
+    if t.adjacent_only:
+        extensions = candidates & ~next_to_bigger  # every neighbouring group is of the smallest size
+    else:
+        extensions = candidates & next_to_smallest  # some neighbouring group is
     count = live_count if t.count_live else own_count
     if t.group_mode == 0:
         allowed = creates == _ZERO

@@ -82,6 +82,8 @@ SECOND_KILLER = 1 << 40
 TABLE_MOVE = 1 << 40
 #: uint64 slots of one ply's move-generation workspace (games/smallholder/compiled.py).
 WORKSPACE = compiled._W_SIZE
+#: Where in a ply's workspace move generation leaves the mover's holdings after each move.
+AFTER_HELD = compiled._W_AFTER_HELD
 
 
 def _progress(nodes: int, depth: int) -> None:
@@ -106,8 +108,15 @@ def _tick(nodes: int, depth: int) -> float:
 @njit(cache=True)
 def canonical_pair(mover, waiter, t):
     """The canonical (mover, waiter) image: the smallest mover, then the smallest waiter."""
-    w, m = compiled.canonical(waiter, mover, t)
+    m, w, _ = canonical_pair_symmetry(mover, waiter, t)
     return m, w
+
+
+@njit(cache=True, inline="always")
+def canonical_pair_symmetry(mover, waiter, t):
+    """`canonical_pair`, and the symmetry that maps (mover, waiter) onto it."""
+    w, m, symmetry = compiled.canonical_symmetry(waiter, mover, t)
+    return m, w, symmetry
 
 
 @njit(cache=True, inline="always")
@@ -122,8 +131,7 @@ def table_pair(mover, waiter, t, canon_empty):
 def table_pair_symmetry(mover, waiter, t, canon_empty):
     """`table_pair`, and the symmetry that maps (mover, waiter) onto it (0: as it stands)."""
     if compiled.popcount(t.full & ~(mover | waiter)) >= canon_empty:
-        w, m, symmetry = compiled.canonical_symmetry(waiter, mover, t)
-        return m, w, symmetry
+        return canonical_pair_symmetry(mover, waiter, t)
     return mover, waiter, 0
 
 
@@ -452,7 +460,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
     needs_win_in_1 = alpha >= WIN_SCORE - 3
     for i in range(count):
         # the cells the opponent may play after the move: a superset of their replies
-        held = work[compiled._W_AFTER_HELD + i]  # the mover's holdings after the move
+        held = work[AFTER_HELD + i]  # the mover's holdings after the move
         unheld = t.full & ~(ws[i] | ms[i]) & ~held
         open_cells = unheld
         if t.reentry:
@@ -471,7 +479,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
         order[i] = (64 - compiled.popcount(open_cells)) << 24 if state[MOBILITY] and not mobility else 0
         m, w, symmetry = table_pair_symmetry(ms[i], ws[i], t, state[CANON_EMPTY])
         if symmetry:
-            work[compiled._W_AFTER_HELD + i] = compiled.transform(held, symmetry, t)  # in the table form too
+            work[AFTER_HELD + i] = compiled.transform(held, symmetry, t)  # in the table form too
         ms[i] = m
         ws[i] = w
         if children_in_table:
@@ -506,7 +514,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
         # once no child's stored bound has cut the node off
         after = work_buf[ply + 1]  # the next ply's workspace (one view per node, not per child)
         for i in range(count):
-            replies = compiled._analyse_knowing(ms[i], ws[i], work[compiled._W_AFTER_HELD + i], t, after)[0]
+            replies = compiled._analyse_knowing(ms[i], ws[i], work[AFTER_HELD + i], t, after)[0]
             order[i] += (64 - compiled.popcount(replies)) << 24
     best = -INF
     best_cell = -1
@@ -524,11 +532,9 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
             ws[k], ws[j] = ws[j], ws[k]
             caps[k], caps[j] = caps[j], caps[k]
             order[k], order[j] = order[j], order[k]
-            held_at = compiled._W_AFTER_HELD
-            work[held_at + k], work[held_at + j] = work[held_at + j], work[held_at + k]
+            work[AFTER_HELD + k], work[AFTER_HELD + j] = work[AFTER_HELD + j], work[AFTER_HELD + k]
         child_last = ply + 1 if caps[k] else last_capture
-        s, r = search(ms[k], ws[k], work[compiled._W_AFTER_HELD + k], to_child(beta), to_child(a), ply + 1,
-                      child_last, ctx)
+        s, r = search(ms[k], ws[k], work[AFTER_HELD + k], to_child(beta), to_child(a), ply + 1, child_last, ctx)
         if state[ABORTED]:
             return 0, MAX_PLY
         v = from_child(s)

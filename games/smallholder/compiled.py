@@ -331,14 +331,21 @@ def _held_by_sight(sight6, at, pairs):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, inline="always")
 def _sight_of(group, sight, out6, at):  # type: ignore[no-untyped-def]
-    for d in range(6):
-        out6[at + d] = _ZERO
+    """The group's six sight masks into ``out6[at:at + 6]``, gathered in locals (registers)
+    and stored once: the compiler cannot keep workspace slots in registers, since it
+    cannot tell the workspace from the rules' tables."""
+    s0 = s1 = s2 = s3 = s4 = s5 = _ZERO
     rest = group
     while rest:
         c = _cttz(rest)
         rest &= rest - _ONE
-        for d in range(6):
-            out6[at + d] |= sight[d, c]
+        s0 |= sight[0, c]
+        s1 |= sight[1, c]
+        s2 |= sight[2, c]
+        s3 |= sight[3, c]
+        s4 |= sight[4, c]
+        s5 |= sight[5, c]
+    out6[at], out6[at + 1], out6[at + 2], out6[at + 3], out6[at + 4], out6[at + 5] = s0, s1, s2, s3, s4, s5
 
 
 @njit(cache=True)
@@ -453,18 +460,7 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
         k = own_count
         w[_W_OWN + k] = group
         base = _W_SIGHT + 6 * k
-        s0 = s1 = s2 = s3 = s4 = s5 = _ZERO  # the group's sight masks, in locals until stored
-        r2 = group
-        while r2:
-            c = _cttz(r2)
-            r2 &= r2 - _ONE
-            s0 |= t.sight[0, c]
-            s1 |= t.sight[1, c]
-            s2 |= t.sight[2, c]
-            s3 |= t.sight[3, c]
-            s4 |= t.sight[4, c]
-            s5 |= t.sight[5, c]
-        w[base], w[base + 1], w[base + 2], w[base + 3], w[base + 4], w[base + 5] = s0, s1, s2, s3, s4, s5
+        _sight_of(group, t.sight, w, base)
         held = _held_by_sight(w, base, t.pairs)
         w[_W_HELD + k] = held
         own_count += 1
@@ -512,7 +508,7 @@ def _capture_and_holdings(own, enemy, cell, t, w, own_count, enemy_count):  # ty
     """(enemy stones removed by the extension at ``cell``, the mover's holdings after it),
     after `_analyse` filled ``w``."""
     near = t.nbr[cell]
-    # the merged group's six sight masks, kept in locals (registers) until the last step
+    # the merged group's six sight masks, in locals until stored (as in `_sight_of`)
     s0, s1, s2 = t.sight[0, cell], t.sight[1, cell], t.sight[2, cell]
     s3, s4, s5 = t.sight[3, cell], t.sight[4, cell], t.sight[5, cell]
     held = _ZERO

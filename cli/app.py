@@ -10,6 +10,7 @@ in one place. Progress events of long work are drawn on stderr by `progress_prin
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 import time
@@ -26,6 +27,22 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 class TablebaseError(click.ClickException):
     """A user-facing failure: printed as one line on stderr, exit status 1."""
+
+
+class Seconds(click.FloatRange):
+    """A number of seconds, at least ``min`` (default 0): click's FloatRange alone lets
+    'nan' through, since every comparison with it is false."""
+
+    name = "seconds"
+
+    def __init__(self, min: float = 0, max: float | None = None) -> None:  # noqa: A002 (click's names)
+        super().__init__(min=min, max=max)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if math.isnan(seconds):
+            self.fail(f"{value!r} is not a number of seconds.", param, ctx)
+        return seconds
 
 
 class _Group(click.Group):

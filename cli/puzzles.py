@@ -14,6 +14,7 @@ from tablebase.cli.app import (
     DEPTH_RANGE,
     ID_RANGE,
     SEED_RANGE,
+    Seconds,
     TablebaseError,
     _Group,
     db_option,
@@ -70,7 +71,7 @@ Example:
               help="Smallholder board: hex4 (judged by the exact search), or one that can be solved.")
 @click.option("--count", type=click.IntRange(1, 10_000), default=10, show_default=True,
               help="How many new puzzles to find.")
-@click.option("--time", "seconds", type=click.FloatRange(min=0), default=service.PUZZLE_SEARCH_SECONDS,
+@click.option("--time", "seconds", type=Seconds(), default=service.PUZZLE_SEARCH_SECONDS,
               show_default=True,
               help="hex4: wall-clock seconds the search may spend on each position it judges (0: no time "
                    "bound, so that a seed always gives the same puzzles).")

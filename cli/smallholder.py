@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from tablebase.cli.app import (
-    BUDGET_RANGE,
+    BUDGET_RANGE, Seconds,
     answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option, show,
     silent_option, solve, weak_progress, write_output)
 from tablebase.service.files import open_store
@@ -154,7 +154,7 @@ Example:
 @click.option("--job-max-empty", type=click.IntRange(0, 10**4), default=None,
               help="--weak: send only positions with at most this many empty cells as jobs; the search "
                    "expands bigger ones itself (default: every position is tried as a job first).")
-@click.option("--time-limit", type=click.FloatRange(0, 10**9), default=None, metavar="SECONDS",
+@click.option("--time-limit", type=Seconds(0, 10**9), default=None, metavar="SECONDS",
               help="--weak: stop after this long (everything settled is kept; the same command goes on).")
 @click.option("--leaf-solver", type=click.Choice(sorted(LEAF_SOLVERS)), default=DEFAULT_LEAF_SOLVER,
               show_default=True,
@@ -239,7 +239,7 @@ Example:
               help="Answer by the exact search from the rules alone even where the tablebase holds the rules.")
 @click.option("--budget", type=BUDGET_RANGE, default=DESCRIPTION.search_budget, show_default=True,
               help="Positions the search may explore per probed position.")
-@click.option("--time", "seconds", type=click.FloatRange(min=0), default=DEFAULT_SEARCH_SECONDS, show_default=True,
+@click.option("--time", "seconds", type=Seconds(), default=DEFAULT_SEARCH_SECONDS, show_default=True,
               help="Wall-clock seconds the search may take per probed position ('unknown' after that).")
 @_unreachable_option
 @pv_option

@@ -13,6 +13,7 @@ docs/smallholder.md. Errors are the classes of `service.errors`.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -134,6 +135,15 @@ class TableSummary:
                 "seconds": round(self.seconds, 2)}
 
 
+def _whole(name: str, value: Any, least: int, most: int | None = None) -> None:
+    """Refuse ``value`` unless it is a whole number from ``least`` (to ``most``): a
+    ServiceError naming the parameter and the value (a bool is not a number here)."""
+    if (not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < least
+            or (most is not None and value > most)):
+        span = f"at least {least}" if most is None else f"from {least} to {most}"
+        raise ServiceError(f"{name} must be a whole number {span}, not {value!r}")
+
+
 class Tablebase:
     """A tablebase file. Use `tablebase.open`; close it (or use ``with``) when done."""
 
@@ -172,6 +182,8 @@ class Tablebase:
         """The exact value of ``position`` (default: the start) and of each legal move,
         from the file's table, or with ``search=True`` by search from the rules alone
         (then "unknown" past the node ``budget``). Options as for `position`."""
+        if budget is not None:
+            _whole("budget", budget, 1)
         description = describe(game)
         engine, pos = description.read(position, **options)
         lookups = Lookups(description, self.store, search, budget, memo=self.memo)  # a search uses the stored search results
@@ -206,12 +218,19 @@ class Tablebase:
     def check(self, sample: int = audit.DEFAULT_SAMPLE, seed: int = 0,
               search_budget: int = audit.DEFAULT_SEARCH_BUDGET) -> audit.DatabaseReport:
         """The audit of `tablebase check`: file, checksums, versions, sampled values."""
+        _whole("sample", sample, 0)
+        _whole("seed", seed, 0)
+        _whole("search_budget", search_budget, 1)
         return audit.check_database(self.store, sample, seed, search_budget)
 
     def puzzles(self, game: str | None = None, rules: str | None = None, min_depth: int | None = None,
                 max_depth: int | None = None, grade: int | None = None, limit: int | None = None
                 ) -> list[StoredPuzzle]:
         """The stored puzzles matching every filter given."""
+        for name, value, least, most in (("min_depth", min_depth, 0, None), ("max_depth", max_depth, 0, None),
+                                          ("grade", grade, 1, 5), ("limit", limit, 0, None)):
+            if value is not None:
+                _whole(name, value, least, most)
         if game is not None:
             describe(game)
         return puzzle_service.find(self.store, game, rules, min_depth, max_depth, grade, limit)
@@ -220,6 +239,11 @@ class Tablebase:
                          max_games: int = 20_000, progress: Progress | None = None,
                          **options: Any) -> list[StoredPuzzle]:
         """Find and store new puzzles under the options' rules (mode "w")."""
+        _whole("count", count, 1)
+        _whole("min_depth", min_depth, 1)
+        _whole("max_depth", max_depth, min_depth)
+        _whole("seed", seed, 0)
+        _whole("max_games", max_games, 1)
         label = puzzle_service.rules_label(game, **options)
         return list(puzzle_service.generate_into(self.store, game, label, count, min_depth, max_depth, seed,
                                                  max_games, f"tablebase.open(...).generate_puzzles({game!r}, "

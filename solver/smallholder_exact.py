@@ -23,6 +23,7 @@ replaces its least valuable entries.
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 import signal
 import threading
@@ -72,6 +73,14 @@ class Budget:
 
     seconds: float | None = None
     nodes: int | None = None
+
+    def __post_init__(self) -> None:
+        # `not x >= 0` also refuses NaN, which would never run out
+        if self.seconds is not None and (not isinstance(self.seconds, numbers.Real) or not self.seconds >= 0):
+            raise ValueError(f"a time budget is a number of seconds, at least 0: {self.seconds!r}")
+        if self.nodes is not None and (not isinstance(self.nodes, numbers.Integral) or isinstance(self.nodes, bool)
+                                       or self.nodes < 0):
+            raise ValueError(f"a node budget is a whole number of positions, at least 0: {self.nodes!r}")
 
 
 @dataclass

@@ -110,3 +110,33 @@ def test_errors_are_the_service_classes(sparro_standard_db: Path, tmp_path: Path
             tb.probe("smallholder", board="hex3")
         with pytest.raises(ServiceError, match="too big"):
             tb.probe("smallholder", board="hex4")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda tb: tb.probe("sparro", START, search=True, budget="many"), "budget must be a whole number at least 1, not 'many'"),
+    (lambda tb: tb.probe("sparro", START, search=True, budget=0), "budget must be a whole number at least 1, not 0"),
+    (lambda tb: tb.probe("sparro", START, search=True, budget=True), "budget must be .* not True"),
+    (lambda tb: tb.check(sample=-1), "sample must be a whole number at least 0, not -1"),
+    (lambda tb: tb.puzzles(limit=-1), "limit must be a whole number at least 0, not -1"),
+    (lambda tb: tb.puzzles(grade=9), "grade must be a whole number from 1 to 5, not 9"),
+    (lambda tb: tb.puzzles(min_depth=2.5), "min_depth must be a whole number at least 0, not 2.5"),
+])
+def test_bad_numbers_name_the_parameter(sparro_standard_db: Path, call: object, message: str) -> None:
+    """A parameter out of its range is a ServiceError naming it and the value, not a
+    silent answer (a negative limit would mean no limit to SQLite) or a stray TypeError."""
+    with tablebase.open(sparro_standard_db) as tb:
+        with pytest.raises(ServiceError, match=message):
+            call(tb)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"count": -1}, "count must be a whole number at least 1, not -1"),
+    ({"min_depth": 0}, "min_depth must be a whole number at least 1, not 0"),
+    ({"min_depth": 9, "max_depth": 2}, "max_depth must be a whole number at least 9, not 2"),
+    ({"max_games": 0}, "max_games must be a whole number at least 1, not 0"),
+])
+def test_bad_puzzle_settings_are_refused_before_any_work(tmp_path: Path, options: dict, message: str) -> None:
+    with tablebase.open(tmp_path / "new.sqlite", mode="w") as tb:
+        with pytest.raises(ServiceError, match=message):
+            tb.generate_puzzles("smallholder", board="limping2", **options)
+        assert tb.tables() == [] and tb.puzzles() == []  # nothing solved or stored

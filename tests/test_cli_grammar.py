@@ -56,3 +56,17 @@ def test_puzzle_json_names_the_moves(sparro_db: Path, tmp_path: Path) -> None:
         puzzle = json.loads(line)
         assert len(puzzle["solution_names"]) == len(puzzle["solution"]) > 0
         assert all(isinstance(name, str) and name[0] in "012" for name in puzzle["solution_names"])
+
+
+@pytest.mark.parametrize("args", [
+    ["probe", "smallholder", "--time", "nan"],
+    ["puzzles", "generate", "smallholder", "--board", "hex4", "--time", "NaN"],
+    ["solve", "smallholder", "--weak", "--time-limit", "nan"],
+])
+def test_seconds_options_refuse_nan(tmp_path: Path, args: list[str]) -> None:
+    """'nan' passes click's FloatRange (every comparison with it is false) and would make
+    a time bound that never runs out; the options refuse it before any work starts."""
+    result = run(*args, "--db", str(tmp_path / "t.sqlite"))
+    assert result.exit_code == 2
+    assert "is not a number of seconds" in result.output
+    assert not (tmp_path / "t.sqlite").exists()

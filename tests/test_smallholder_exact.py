@@ -218,6 +218,18 @@ def test_budgets_answer_unknown() -> None:
     assert answer.outcome is None and answer.moves is None and not answer.exact
 
 
+@pytest.mark.parametrize("seconds, nodes, message", [
+    (float("nan"), None, "a time budget is a number of seconds, at least 0: nan"),  # would never run out
+    (-1.0, None, "a time budget .* -1.0"),
+    ("10", None, "a time budget .* '10'"),
+    (None, -5, "a node budget is a whole number of positions, at least 0: -5"),
+    (None, 2.5, "a node budget .* 2.5"),
+])
+def test_a_budget_that_bounds_nothing_is_refused(seconds: object, nodes: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Budget(seconds, nodes)  # type: ignore[arg-type]
+
+
 def test_node_budget_is_shared_by_the_threads() -> None:
     """Two threads spend one budget between them (to within a clock interval each)."""
     from tablebase.solver.smallholder_exact_kernel import CLOCK_EVERY

@@ -183,6 +183,7 @@ def test_an_illegal_move_after_names_it(client: Any, game: str, options: dict[st
     "/api/probe?game=sparro&after=0a1,0a1", "/api/probe?game=sparro&position=%00%ff",
     "/api/moves?game=smallholder&board=limping2&position=B./.../..../... B",
     "/api/svg?game=sparro&position=x", "/api/puzzles?grade=hard", "/api/puzzles/x", "/api/puzzles/999",
+    "/api/puzzles?grade=9", "/api/puzzles?limit=-1",
     "/api/probe?game=smallholder&board=hex4",
 ])
 def test_bad_requests_are_400_never_500(client: Any, url: str) -> None:

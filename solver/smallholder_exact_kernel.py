@@ -81,9 +81,9 @@ FIRST_KILLER = 1 << 41
 SECOND_KILLER = 1 << 40
 TABLE_MOVE = 1 << 40
 #: uint64 slots of one ply's move-generation workspace (games/smallholder/compiled.py).
-WORKSPACE = compiled._W_SIZE
+WORKSPACE = compiled.WORKSPACE_SLOTS
 #: Where in a ply's workspace move generation leaves the mover's holdings after each move.
-AFTER_HELD = compiled._W_AFTER_HELD
+AFTER_HELD = compiled.AFTER_HELD_SLOT
 
 
 def _progress(nodes: int, depth: int) -> None:
@@ -444,7 +444,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
     order = order_buf[ply]
     work = work_buf[ply]
     # raw children: ws[i] the stones of the side that moved, ms[i] the opponent's after capture
-    count = compiled._children_knowing(mover, waiter, waiter_held, t, work, cells, ws, ms)
+    count = compiled.children_knowing(mover, waiter, waiter_held, t, work, cells, ws, ms)
     if count == 0:
         if use_table:
             tt_store(tt, mover, waiter, -WIN_SCORE, -WIN_SCORE, -1, 0, state)
@@ -464,11 +464,11 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
         unheld = t.full & ~(ws[i] | ms[i]) & ~held
         open_cells = unheld
         if t.reentry:
-            open_cells |= t.full & ~(ws[i] | ms[i]) & compiled._neighbours(ms[i], t.nbr)
+            open_cells |= t.full & ~(ws[i] | ms[i]) & compiled.neighbours(ms[i], t.nbr)
         no_reply = open_cells == U64(0)
-        if needs_win_in_1 and not no_reply and not (unheld & ~compiled._neighbours(ms[i], t.nbr)):
+        if needs_win_in_1 and not no_reply and not (unheld & ~compiled.neighbours(ms[i], t.nbr)):
             # no open cell away from the opponent's stones (a legal create): count the replies
-            no_reply = compiled._analyse_knowing(ms[i], ws[i], held, t, work_buf[ply + 1])[0] == U64(0)
+            no_reply = compiled.legal_knowing(ms[i], ws[i], held, t, work_buf[ply + 1]) == U64(0)
         if no_reply:
             # the opponent has no move: a win in 1, the best score there is
             if use_table:
@@ -514,7 +514,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
         # once no child's stored bound has cut the node off
         after = work_buf[ply + 1]  # the next ply's workspace (one view per node, not per child)
         for i in range(count):
-            replies = compiled._analyse_knowing(ms[i], ws[i], work[AFTER_HELD + i], t, after)[0]
+            replies = compiled.legal_knowing(ms[i], ws[i], work[AFTER_HELD + i], t, after)
             order[i] += (64 - compiled.popcount(replies)) << 24
     best = -INF
     best_cell = -1

@@ -78,12 +78,12 @@ def test_moves_agree_with_the_engine_everywhere(board: str, rules: Rules) -> Non
 @pytest.mark.parametrize("rules", QUICK, ids=lambda r: r.name)
 def test_move_generation_given_the_enemy_holdings(board: str, rules: Rules) -> None:
     """The search hands each child the holdings its parent worked out: move generation
-    given them (`_children_knowing`) makes the same children as without, and the holdings
+    given them (`children_knowing`) makes the same children as without, and the holdings
     it hands on are the mover's after each move, as the engine has them."""
     game = Smallholder(board, rules)
     t = CompiledRules(board, rules).tables
     rng = random.Random(f"{board} {rules.spec} known")
-    size = compiled._W_SIZE
+    size = compiled.WORKSPACE_SLOTS
     for pos in playout_positions(game, rng, 2) + arbitrary_positions(game, rng, 10):
         mover, waiter = (pos.black, pos.white) if pos.to_move == "B" else (pos.white, pos.black)
         held = game.holdings(pos, "W" if pos.to_move == "B" else "B")
@@ -91,9 +91,9 @@ def test_move_generation_given_the_enemy_holdings(board: str, rules: Rules) -> N
         for given in (compiled.UNKNOWN_HELD, np.uint64(held)):
             w = np.zeros(size, np.uint64)
             cells, own, enemy = np.zeros(64, np.int64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
-            count = compiled._children_knowing(np.uint64(mover), np.uint64(waiter), given, t, w, cells, own, enemy)
+            count = compiled.children_knowing(np.uint64(mover), np.uint64(waiter), given, t, w, cells, own, enemy)
             results.append((cells[:count].tolist(), own[:count].tolist(), enemy[:count].tolist(),
-                            w[compiled._W_AFTER_HELD:compiled._W_AFTER_HELD + count].tolist()))
+                            w[compiled.AFTER_HELD_SLOT:compiled.AFTER_HELD_SLOT + count].tolist()))
         assert results[0] == results[1], game.format(pos)
         cells, _, _, after_held = results[1]
         assert cells == sorted(move.cell for move in game.moves(pos)), game.format(pos)

@@ -87,6 +87,20 @@ Whole arrays (``keys``: uint64 arrays of `pack_key` keys, boards of up to 31 cel
     (any board up to 64 cells): every move as (index of its position, cell, the
     mover's and the waiter's stones after it), position by position, by ascending cell.
 
+For other compiled code that generates moves at every node (the exact search), in one
+preallocated workspace ``w`` of ``WORKSPACE_SLOTS`` uint64 slots per ply, with positions
+as (own, enemy) stones, the side to move's first:
+
+``children_knowing(own, enemy, enemy_held, t, w, out_cells, out_own, out_enemy) -> int64``
+    Every legal move by ascending cell, as `children` (stones after the move, the
+    mover's first), given the enemy's holdings (``UNKNOWN_HELD``: work them out); the
+    mover's holdings after the k-th move go to ``w[AFTER_HELD_SLOT + k]``: the holdings a
+    child's own call needs as its enemy's.
+``legal_knowing(own, enemy, enemy_held, t, w) -> uint64``
+    `legal_moves` the same way.
+``neighbours(stones, nbr) -> uint64``
+    The cells next to ``stones`` (``nbr`` is ``t.nbr``).
+
 `CompiledRules(board, rules)` wraps them for Python callers on `Position` values.
 """
 
@@ -106,10 +120,12 @@ from tablebase.games.smallholder.options import Rules, parse_rules
 from tablebase.games.smallholder.position import BLACK, WHITE, Position
 
 __all__ = [
-    "MAX_CELLS", "MAX_KEY_CELLS", "CompiledRules", "Tables", "canonical", "canonical_key", "canonical_keys",
-    "captured", "children", "expand", "expand_keys", "f64_at", "group_holdings", "groups", "holdings", "i64_at",
-    "is_terminal", "legal_moves", "legal_of_keys", "lowest_cell", "pack_key", "play", "playable", "popcount",
-    "tables", "tables_at", "tables_by_address", "terminal_value", "transform", "u64_at", "unpack_key",
+    "AFTER_HELD_SLOT", "MAX_CELLS", "MAX_KEY_CELLS", "UNKNOWN_HELD", "WORKSPACE_SLOTS", "CompiledRules", "Tables",
+    "canonical", "canonical_key", "canonical_keys", "canonical_symmetry", "captured", "children",
+    "children_knowing", "expand", "expand_keys", "f64_at", "group_holdings", "groups", "holdings", "i64_at",
+    "is_terminal", "legal_knowing", "legal_moves", "legal_of_keys", "lowest_cell", "neighbours", "pack_key",
+    "play", "playable", "popcount", "tables", "tables_at", "tables_by_address", "terminal_value", "transform",
+    "u64_at", "unpack_key",
 ]
 
 #: Largest board a ``uint64`` bitboard holds.
@@ -295,7 +311,7 @@ def _bit(cell):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
-def _neighbours(stones, nbr):  # type: ignore[no-untyped-def]
+def neighbours(stones, nbr):  # type: ignore[no-untyped-def]
     out = _ZERO
     rest = stones
     while rest:
@@ -313,7 +329,7 @@ def _group_at(seed, stones, nbr):  # type: ignore[no-untyped-def]
     group = seed
     frontier = seed
     while frontier:
-        grown = _neighbours(frontier, nbr)
+        grown = neighbours(frontier, nbr)
         frontier = grown & stones & ~group
         group |= frontier
     return group
@@ -389,7 +405,7 @@ def playable(own, enemy, t):  # type: ignore[no-untyped-def]
     empty = t.full & ~(own | enemy)
     out = empty & ~holdings(enemy, t)
     if t.reentry:
-        out |= empty & _neighbours(own, t.nbr)
+        out |= empty & neighbours(own, t.nbr)
     return out
 
 
@@ -404,9 +420,9 @@ _W_HELD = 64
 _W_SIGHT = 128
 _W_ENEMY = 128 + 6 * 64
 _W_SIGHT6 = _W_ENEMY + 64
-_W_AFTER_HELD = _W_SIGHT6 + 6
-_W_BORDER = _W_AFTER_HELD + 64
-_W_SIZE = _W_BORDER + 64
+AFTER_HELD_SLOT = _W_SIGHT6 + 6
+_W_BORDER = AFTER_HELD_SLOT + 64
+WORKSPACE_SLOTS = _W_BORDER + 64
 
 
 #: The enemy's holdings given to `_analyse_knowing` as unknown: they are worked out (a
@@ -444,7 +460,7 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
             if unknown:
                 _sight_of(group, t.sight, w, _W_SIGHT6)
                 enemy_held |= _held_by_sight(w, _W_SIGHT6, t.pairs)
-    own_near = _neighbours(own, nbr)
+    own_near = neighbours(own, nbr)
     play_ok = empty & ~enemy_held
     if t.reentry:
         play_ok |= empty & own_near
@@ -467,7 +483,7 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
         size = np.int64(_ctpop(group))
         if size < smallest_all:
             smallest_all = size
-        border = _neighbours(group, nbr) & ~group
+        border = neighbours(group, nbr) & ~group
         w[_W_BORDER + k] = border
         if border & play_ok:
             live_count += 1
@@ -501,6 +517,13 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
     if not allowed:
         extensions = _ZERO
     return creates | extensions, extensions, own_count, enemy_count
+
+
+@njit(cache=True, inline="always")
+def legal_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-def]
+    """The legal moves (a bitboard) of the owner of ``own``, given the enemy's holdings
+    (``UNKNOWN_HELD``: work them out), with workspace ``w`` (``WORKSPACE_SLOTS``)."""
+    return _analyse_knowing(own, enemy, enemy_held, t, w)[0]
 
 
 @njit(cache=True, inline="always")
@@ -552,7 +575,7 @@ def _sides(black, white, white_to_move):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def legal_moves(black, white, white_to_move, t):  # type: ignore[no-untyped-def]
     own, enemy = _sides(black, white, white_to_move)
-    w = np.empty(_W_SIZE, dtype=np.uint64)
+    w = np.empty(WORKSPACE_SLOTS, dtype=np.uint64)
     legal, _, _, _ = _analyse(own, enemy, t, w)
     return legal
 
@@ -570,15 +593,15 @@ def terminal_value(black, white, white_to_move, t):  # type: ignore[no-untyped-d
 @njit(cache=True, inline="always")
 def _children_into(own, enemy, t, w, out_cells, out_own, out_enemy):  # type: ignore[no-untyped-def]
     """Children with the mover's and the waiter's stones (not colours); returns how many.
-    ``w[_W_AFTER_HELD + i]`` receives the mover's holdings after the i-th move (a new
+    ``w[AFTER_HELD_SLOT + i]`` receives the mover's holdings after the i-th move (a new
     stone alone holds nothing, so a create leaves them as they were)."""
-    return _children_knowing(own, enemy, UNKNOWN_HELD, t, w, out_cells, out_own, out_enemy)
+    return children_knowing(own, enemy, UNKNOWN_HELD, t, w, out_cells, out_own, out_enemy)
 
 
 @njit(cache=True, inline="always")
-def _children_knowing(own, enemy, enemy_held, t, w, out_cells, out_own, out_enemy):  # type: ignore[no-untyped-def]
+def children_knowing(own, enemy, enemy_held, t, w, out_cells, out_own, out_enemy):  # type: ignore[no-untyped-def]
     """`_children_into` given the enemy's holdings (``UNKNOWN_HELD``: work them out): the
-    parent's ``w[_W_AFTER_HELD + i]`` are its children's."""
+    parent's ``w[AFTER_HELD_SLOT + i]`` are its children's."""
     legal, extensions, own_count, enemy_count = _analyse_knowing(own, enemy, enemy_held, t, w)
     held_before = _ZERO
     for k in range(own_count):
@@ -596,7 +619,7 @@ def _children_knowing(own, enemy, enemy_held, t, w, out_cells, out_own, out_enem
         out_cells[count] = c
         out_own[count] = own | bit
         out_enemy[count] = after
-        w[_W_AFTER_HELD + count] = held
+        w[AFTER_HELD_SLOT + count] = held
         count += 1
     return count
 
@@ -604,7 +627,7 @@ def _children_knowing(own, enemy, enemy_held, t, w, out_cells, out_own, out_enem
 @njit(cache=True)
 def children(black, white, white_to_move, t, out_cells, out_black, out_white):  # type: ignore[no-untyped-def]
     own, enemy = _sides(black, white, white_to_move)
-    w = np.empty(_W_SIZE, dtype=np.uint64)
+    w = np.empty(WORKSPACE_SLOTS, dtype=np.uint64)
     if white_to_move:
         return _children_into(own, enemy, t, w, out_cells, out_white, out_black)
     return _children_into(own, enemy, t, w, out_cells, out_black, out_white)
@@ -613,7 +636,7 @@ def children(black, white, white_to_move, t, out_cells, out_black, out_white):  
 @njit(cache=True)
 def captured(black, white, white_to_move, cell, t):  # type: ignore[no-untyped-def]
     own, enemy = _sides(black, white, white_to_move)
-    w = np.empty(_W_SIZE, dtype=np.uint64)
+    w = np.empty(WORKSPACE_SLOTS, dtype=np.uint64)
     _, extensions, own_count, enemy_count = _analyse(own, enemy, t, w)
     if not (extensions & (_ONE << U64(cell))):
         return _ZERO
@@ -733,7 +756,7 @@ def canonical_keys(keys, t):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def legal_of_keys(keys, t):  # type: ignore[no-untyped-def]
     out = np.empty(len(keys), dtype=np.uint64)
-    w = np.empty(_W_SIZE, dtype=np.uint64)
+    w = np.empty(WORKSPACE_SLOTS, dtype=np.uint64)
     for i in range(len(keys)):
         black, white, white_to_move = unpack_key(keys[i], t.n)
         own, enemy = _sides(black, white, white_to_move)
@@ -752,7 +775,7 @@ def _grown(array, size):  # type: ignore[no-untyped-def]
 def _expand_keys_serial(keys, t):  # type: ignore[no-untyped-def]
     """`expand_keys` in one pass on one core (for small arrays: starting threads costs more)."""
     n = t.n
-    w = np.empty(_W_SIZE, dtype=np.uint64)
+    w = np.empty(WORKSPACE_SLOTS, dtype=np.uint64)
     cells = np.empty(n, dtype=np.int64)
     movers = np.empty(n, dtype=np.uint64)
     waiters = np.empty(n, dtype=np.uint64)
@@ -799,7 +822,7 @@ def _expand_keys_parallel(keys, t):  # type: ignore[no-untyped-def]
     wide = np.empty(bound[len(keys)], dtype=np.uint64)
     counts = np.empty(len(keys), dtype=np.int32)
     for block in prange((len(keys) + _BLOCK - 1) // _BLOCK):
-        w = np.empty(_W_SIZE, dtype=np.uint64)
+        w = np.empty(WORKSPACE_SLOTS, dtype=np.uint64)
         cells = np.empty(n, dtype=np.int64)
         movers = np.empty(n, dtype=np.uint64)
         waiters = np.empty(n, dtype=np.uint64)
@@ -831,7 +854,7 @@ def expand_keys(keys, t):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def expand(movers, waiters, t):  # type: ignore[no-untyped-def]
     n = t.n
-    w = np.empty(_W_SIZE, dtype=np.uint64)
+    w = np.empty(WORKSPACE_SLOTS, dtype=np.uint64)
     cells = np.empty(n, dtype=np.int64)
     after_own = np.empty(n, dtype=np.uint64)
     after_enemy = np.empty(n, dtype=np.uint64)

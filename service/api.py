@@ -138,8 +138,8 @@ class TableSummary:
 def _whole(name: str, value: Any, least: int, most: int | None = None) -> None:
     """Refuse ``value`` unless it is a whole number from ``least`` (to ``most``): a
     ServiceError naming the parameter and the value (a bool is not a number here)."""
-    if (not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < least
-            or (most is not None and value > most)):
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not whole or int(value) < least or (most is not None and int(value) > most):
         span = f"at least {least}" if most is None else f"from {least} to {most}"
         raise ServiceError(f"{name} must be a whole number {span}, not {value!r}")
 

@@ -31,12 +31,15 @@ from tablebase.solver.proof.executors import ExecutorError, describe, open_execu
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
 from tablebase.solver.proof.tree import INF
 
-__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
+__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_JOB_RETRIES", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
            "LEAF_SOLVERS", "WeakSolveReport", "check_proof_file", "check_proof_lines", "export_proof",
            "weak_solve_into"]
 
 #: Positions one leaf job may explore before it answers "unknown".
 DEFAULT_JOB_BUDGET = 200_000
+#: Times a job out of budget is run again, with 4 times the budget each time, before the
+#: master expands its position (`SearchSettings.job_retries`).
+DEFAULT_JOB_RETRIES = SearchSettings.job_retries
 #: The leaf solver of `solve smallholder --weak` (a name of `LEAF_SOLVERS`).
 DEFAULT_LEAF_SOLVER = "exact"
 #: Boards the weak solve takes (the leaf solvers' limit: one colour's stones in 63 bits).
@@ -101,7 +104,8 @@ def _progress_event(game: Smallholder, progress: Progress) -> Any:
 
 
 def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_text: str | None = None,
-                    node_budget: int = DEFAULT_JOB_BUDGET, solver: str = DEFAULT_LEAF_SOLVER, workers: int | None = None,
+                    node_budget: int = DEFAULT_JOB_BUDGET, job_retries: int = DEFAULT_JOB_RETRIES,
+                    solver: str = DEFAULT_LEAF_SOLVER, workers: int | None = None,
                     scheduler: str | None = None, job_max_empty: int | None = None,
                     time_limit: float | None = None, first_moves: bool = False,
                     progress: Progress | None = None) -> WeakSolveReport:
@@ -115,7 +119,7 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
     if not game.moves(root):
         raise ServiceError(f"the game is already over in {game.format(root)!r}: nothing to solve")
     in_process = scheduler is None and not workers  # then a leaf job may use every core
-    settings = SearchSettings(node_budget=node_budget, solver=solver, job_max_empty=job_max_empty,
+    settings = SearchSettings(node_budget=node_budget, job_retries=job_retries, solver=solver, job_max_empty=job_max_empty,
                               time_limit=time_limit, first_moves=first_moves, job_threads=None if in_process else 1)
     started = time.perf_counter()
     callback = _progress_event(game, progress) if progress else None

@@ -205,6 +205,67 @@ def solve_into(db: Path, game: Smallholder, budget: int) -> WeakResult:
                           ProofStore(store))
 
 
+# -- a job out of budget runs again with more before the master expands its position -------
+
+
+def _stingy_solver(monkeypatch, needed: int, calls: list[tuple[int, int]]) -> None:
+    """Register a leaf solver ``stingy``: the compiled exact search, but "unknown" for any
+    budget below ``needed``; every call's (key, budget) goes to ``calls``."""
+    from tablebase.solver.proof import jobs
+
+    def stingy(game, pos, node_budget, threads=1):
+        calls.append((game.canonical_key(pos), node_budget))
+        if node_budget < needed:
+            return None, node_budget
+        return jobs.exact_leaf(game, pos, 10**9, 1)
+
+    monkeypatch.setitem(jobs.LEAF_SOLVERS, "stingy", stingy)
+
+
+@pytest.mark.parametrize("retries, jobs, expanded", [(0, None, True), (1, [1_000, 4_000], False),
+                                                       (2, [1_000, 4_000], False)])
+def test_a_job_out_of_budget_runs_again_with_four_times_the_budget(monkeypatch, retries, jobs, expanded):
+    """With retries the start's job runs again at 4x its budget, proving the start by
+    itself; without, the master expands the start and proves it from its children. The
+    value is the table's either way."""
+    game = Smallholder("limping2", "nibbler")
+    calls: list[tuple[int, int]] = []
+    _stingy_solver(monkeypatch, 4_000, calls)
+    settings = SearchSettings(node_budget=1_000, job_retries=retries, solver="stingy")
+    result = weak_solve(game, game.start(), InlineExecutor(), 1, settings)
+    assert result.value == table_answer(game, game.start())[0]
+    root = game.canonical_key(game.start())
+    assert [budget for key, budget in calls if key == root][:3] == (jobs or [1_000])
+    assert (result.goals[0].nodes > 1) == expanded
+    assert max(budget for _, budget in calls) <= 1_000 * 4 ** retries
+
+
+def test_a_resumed_run_retries_a_position_with_the_grown_budget(monkeypatch, tmp_path):
+    """A run stopped after a job ran out of budget on the start stored that budget; the
+    same command then starts the start's next job at 4x, not from the first budget again,
+    and a start stored as out of the largest budget is expanded at once."""
+    game = Smallholder("limping2", "nibbler")
+    start = game.start()
+    root = game.canonical_key(start)
+    for stored, first_job in ((1_000, (root, 4_000)), (4_000, None)):
+        calls: list[tuple[int, int]] = []
+        _stingy_solver(monkeypatch, 4_000, calls)
+        db = tmp_path / f"tb{stored}.sqlite"
+        with TablebaseStore(db, create=True) as store:  # what the stopped run left
+            proofs = ProofStore(store)
+            run = proofs.open_run("smallholder", game.rules_name, game.format(start), root, "B", "stingy", 1_000)
+            proofs.commit(run, "smallholder", game.rules_name, "stingy", [], [(root, stored, stored, 0.01)], [],
+                          1, 0.01, "running", {})
+        with TablebaseStore(db) as store:
+            settings = SearchSettings(node_budget=1_000, job_retries=1, solver="stingy")
+            result = ProofSearch(game, start, "B", InlineExecutor(), 1, settings, ProofStore(store)).run()
+        assert result.status == "proved"
+        if first_job is None:  # out of the largest budget before: expanded, no job on the start
+            assert root not in {key for key, _ in calls} and result.nodes > 1
+        else:
+            assert calls[0] == first_job and result.nodes == 1
+
+
 @pytest.fixture(scope="module")
 def limping2_proof(tmp_path_factory) -> list[str]:
     db = tmp_path_factory.mktemp("proof") / "tb.sqlite"
@@ -545,6 +606,8 @@ def test_a_draw_through_the_commands(tmp_path):
     assert broken.exit_code == 1 and "'<stdin>' is not a valid proof: line" in broken.output
     misplaced = cli("solve", "smallholder", "--board", "hex3", "--position", DRAWN_ROOT, "--db", db)
     assert misplaced.exit_code == 2 and "belong to --weak" in misplaced.output
+    retries = cli("solve", "smallholder", "--board", "hex3", "--job-retries", "2", "--db", db)
+    assert retries.exit_code == 2 and "belong to --weak" in retries.output
 
 
 @pytest.mark.slow

@@ -26,6 +26,8 @@ PROGRESS_INTERVAL = 2.0
 MAX_EXPANSIONS_PER_ROUND = 200
 #: Failed jobs (a worker died...) tolerated per run before giving up.
 MAX_JOB_FAILURES = 20
+#: A job out of budget is run again with this many times its budget (`SearchSettings.job_retries`).
+BUDGET_GROWTH = 4
 
 
 class RunRecord(Protocol):
@@ -56,6 +58,10 @@ class ProofRecorder(Protocol):
 @dataclass(frozen=True)
 class SearchSettings:
     node_budget: int = 200_000  # positions one leaf job may explore before it answers "unknown"
+    #: a job out of budget is run again with `BUDGET_GROWTH` times its budget, up to this
+    #: many times, before the master expands its position (BENCHMARKS.md: 0.69x the time
+    #: of limping3 middlegame proofs with 1 against 0)
+    job_retries: int = 1
     solver: str = "subgraph"  # a name of `jobs.LEAF_SOLVERS`
     in_flight: int | None = None  # jobs kept submitted at once (default: twice the executor's slots)
     #: positions with more empty cells than this are expanded by the master, never sent as
@@ -141,10 +147,12 @@ class ProofSearch:
             self._settled = proofs.settled(self.run_record.id)
             self.previous_jobs = self.run_record.jobs
             self.previous_seconds = self.run_record.seconds
-        self.graph = ProofGraph(game, root, attacker, self._known, settings.node_budget, settings.order)
+        #: the budget of a position's last job before the master expands it instead
+        self.largest_budget = settings.node_budget * BUDGET_GROWTH ** settings.job_retries
+        self.graph = ProofGraph(game, root, attacker, self._known, self.largest_budget, settings.order)
         if any(value != DRAW and remoteness is None for value, remoteness in self._leaves.values()):
             self.graph.lengths_exact = False  # stored lengths may count such leaves as 0 plies
-        self._pending: dict[Future, Node] = {}
+        self._pending: dict[Future, tuple[Node, int]] = {}  # a running job: its node and its budget
         self._new_leaves: list[tuple[int, int, int | None, int, float]] = []
         self._new_attempts: list[tuple[int, int, int, float]] = []
         self.jobs = 0
@@ -204,14 +212,12 @@ class ProofSearch:
                     expansions += 1
                     continue
                 if self._too_big(node):  # no job: the master expands it, and records that
-                    self._new_attempts.append((node.key, self.settings.node_budget, 0, 0.0))
+                    self._new_attempts.append((node.key, self.largest_budget, 0, 0.0))
                     graph.expand(node)
                     expansions += 1
                     continue
                 graph.start_job(node)
-                job = Job(self.game.board.name, self.game.rules.spec, node.key, self.settings.node_budget,
-                          self.settings.solver, self.settings.job_threads)
-                self._pending[self.executor.submit(run_job, job)] = node
+                self._submit(node)
             if target.state == SETTLED:
                 break
             busy = expansions >= MAX_EXPANSIONS_PER_ROUND  # more to expand here while the jobs run
@@ -219,7 +225,7 @@ class ProofSearch:
                 timeout = 0.0 if busy else None if deadline is None else max(0.0, deadline - time.perf_counter())
                 done, _ = wait(list(self._pending), timeout=timeout, return_when=FIRST_COMPLETED)
                 for future in done:
-                    self._apply(future, self._pending.pop(future))
+                    self._apply(future, *self._pending.pop(future))
             elif not busy:
                 raise AssertionError("the proof search has no job to run and nothing running")
             self._commit()
@@ -229,7 +235,15 @@ class ProofSearch:
         limit = self.settings.job_max_empty
         return limit is not None and self.game.board.size - node.stones > limit
 
-    def _apply(self, future: Future, node: Node) -> None:
+    def _submit(self, node: Node) -> None:
+        """Send a pending node's job: the first budget, or `BUDGET_GROWTH` times the one a
+        job last ran out of on it (at most `largest_budget`)."""
+        budget = min(BUDGET_GROWTH * node.tried, self.largest_budget) if node.tried else self.settings.node_budget
+        job = Job(self.game.board.name, self.game.rules.spec, node.key, budget, self.settings.solver,
+                  self.settings.job_threads)
+        self._pending[self.executor.submit(run_job, job)] = (node, budget)
+
+    def _apply(self, future: Future, node: Node, budget: int) -> None:
         try:
             result: JobResult = future.result()
         except Exception as exc:  # noqa: BLE001 - a lost worker; the job is simply run again
@@ -240,7 +254,11 @@ class ProofSearch:
             return
         self.jobs += 1
         if result.leaf is None:
-            self._new_attempts.append((result.key, self.settings.node_budget, result.nodes, result.seconds))
+            self._new_attempts.append((result.key, budget, result.nodes, result.seconds))
+            node.tried = max(node.tried, budget)
+            if node.tried < self.largest_budget:  # the same position again, with more
+                self._submit(node)
+                return
         else:
             self._new_leaves.append((result.key, *result.leaf, result.nodes, result.seconds))
         self.graph.finish_job(node, result.leaf)
@@ -293,7 +311,8 @@ class ProofSearch:
     def summary(self) -> dict[str, Any]:
         root = self.graph.root
         return {"nodes": len(self.graph.nodes), "root_pn": _number(root.pn), "root_dn": _number(root.dn),
-                "loop_edges": self.graph.loop_edges, "node_budget": self.settings.node_budget}
+                "loop_edges": self.graph.loop_edges, "node_budget": self.settings.node_budget,
+                "job_retries": self.settings.job_retries}
 
     def first_moves(self) -> dict[str, str]:
         """Each legal first move of the real root: whether it wins for the attacker."""

@@ -8,8 +8,9 @@ Each node is in one of these states:
 
 * ``FRONTIER``: created, not yet tried; it becomes a job for the exact leaf solver;
 * ``PENDING``: its job is running;
-* ``TRIED``: a job ran out of budget on it before (a resumed run knows this), so it is
-  expanded at once without a new job;
+* ``TRIED``: a job ran out of its largest budget on it before (a resumed run knows
+  this), so it is expanded at once without a new job (a node a job ran out of a smaller
+  budget on stays ``FRONTIER`` and keeps that budget in ``tried``: its next job gets more);
 * ``EXPANDED``: its children are nodes of the graph; its numbers come from theirs;
 * ``SETTLED``: proved or disproved, for good.
 
@@ -70,7 +71,7 @@ KnownLookup = Callable[[int], Known | None]
 
 class Node:
     __slots__ = ("key", "pos", "is_or", "pn", "dn", "state", "status", "source", "children", "parents",
-                 "loops", "tainted", "best", "length", "mobility", "stones")
+                 "loops", "tainted", "best", "length", "mobility", "stones", "tried")
 
     def __init__(self, key: int, pos: Position, is_or: bool, mobility: int) -> None:
         self.key = key
@@ -88,6 +89,7 @@ class Node:
         self.best: Node | None = None
         self.length = 0
         self.pn, self.dn = (1, mobility) if is_or else (mobility, 1)
+        self.tried = 0  # the largest node budget a leaf job ran out of on it (0: none yet)
 
     def __repr__(self) -> str:
         return f"Node({self.key}, {self.state}, pn={self.pn}, dn={self.dn})"
@@ -109,6 +111,8 @@ class ProofGraph:
 
     def __init__(self, game: Smallholder, root: Position, attacker: str, known: KnownLookup | None = None,
                  node_budget: int = 0, order: str = "first") -> None:
+        """``node_budget``: the largest budget a node's leaf job gets; a node a job ran
+        out of that much on before is expanded at once."""
         if order not in ("first", "last"):
             raise ValueError(f"move order must be 'first' or 'last': {order!r}")
         self.game = game
@@ -148,8 +152,10 @@ class ProofGraph:
                 status, best_key, length = known.settled
                 best = self.nodes.get(best_key) if best_key is not None else None
                 self._settle(node, status, TREE, best, length, record=False, best_key=best_key)
-            elif known.tried_budget >= self.node_budget:
-                node.state = TRIED
+            elif known.tried_budget:
+                node.tried = known.tried_budget
+                if known.tried_budget >= self.node_budget:
+                    node.state = TRIED
         return node
 
     def _settle_leaf(self, node: Node, leaf: Leaf, record: bool = True) -> None:

@@ -110,16 +110,16 @@ class ProofGraph:
     """The master graph of one goal (see the module doc)."""
 
     def __init__(self, game: Smallholder, root: Position, attacker: str, known: KnownLookup | None = None,
-                 node_budget: int = 0, order: str = "first") -> None:
-        """``node_budget``: the largest budget a node's leaf job gets; a node a job ran
-        out of that much on before is expanded at once."""
+                 largest_budget: int = 0, order: str = "first") -> None:
+        """``largest_budget``: the largest node budget a position's leaf job gets; a
+        position a job ran out of that much on before is expanded at once."""
         if order not in ("first", "last"):
             raise ValueError(f"move order must be 'first' or 'last': {order!r}")
         self.game = game
         self.order = order
         self.attacker = attacker
         self.known = known or (lambda key: None)
-        self.node_budget = node_budget
+        self.largest_budget = largest_budget
         self.nodes: dict[int, Node] = {}
         self.captures_seen = False
         #: nodes settled since the last `take_settled` (for the store), in settling order
@@ -154,7 +154,7 @@ class ProofGraph:
                 self._settle(node, status, TREE, best, length, record=False, best_key=best_key)
             elif known.tried_budget:
                 node.tried = known.tried_budget
-                if known.tried_budget >= self.node_budget:
+                if known.tried_budget >= self.largest_budget:
                     node.state = TRIED
         return node
 

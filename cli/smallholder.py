@@ -16,7 +16,8 @@ from tablebase.service.files import open_store
 from tablebase.render.text import moves_line
 from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
-from tablebase.service.proof import (DEFAULT_JOB_BUDGET, DEFAULT_JOB_RETRIES, DEFAULT_LEAF_SOLVER, LEAF_SOLVERS,
+from tablebase.service.proof import (DEFAULT_JOB_BUDGET, DEFAULT_JOB_RETRIES, DEFAULT_JOB_TABLE_MB,
+                                     DEFAULT_LEAF_SOLVER, LEAF_SOLVERS, MAX_JOB_TABLE_MB, MIN_JOB_TABLE_MB,
                                      weak_solve_into)
 from tablebase.service.smallholder import (
     DEFAULT_SEARCH_SECONDS, DESCRIPTION, game_of, read, replay, rules_of, solve_into)
@@ -153,9 +154,13 @@ Example:
               help="--weak: positions one leaf job may explore before it answers unknown (then it runs "
                    "again with more, see --job-retries, and after that the proof-number search expands the "
                    "position instead).")
-@click.option("--job-retries", type=click.IntRange(0, 10), default=None, show_default=str(DEFAULT_JOB_RETRIES),
+@click.option("--job-retries", type=click.IntRange(0, 10), default=None,
               help="--weak: a job out of budget runs again with 4 times the budget, up to this many times, "
-                   "before the search expands its position (0: expand at once).")
+                   f"before the search expands its position (0: expand at once)  [default: {DEFAULT_JOB_RETRIES}]")
+@click.option("--job-table-mb", type=click.IntRange(MIN_JOB_TABLE_MB, MAX_JOB_TABLE_MB), default=None, metavar="MB",
+              help="--weak: size limit of the transposition table each worker's leaf search keeps from job to "
+                   "job (later jobs reuse what earlier ones proved; in-process, one table serves both cores)  "
+                   f"[default: {DEFAULT_JOB_TABLE_MB}]")
 @click.option("--job-max-empty", type=click.IntRange(0, 10**4), default=None,
               help="--weak: send only positions with at most this many empty cells as jobs; the search "
                    "expands bigger ones itself (default: every position is tried as a job first).")
@@ -174,7 +179,7 @@ Example:
 def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rulesets: bool,
                       all_combinations: bool, db_path: str, silent: bool, as_json: bool, force: bool, weak: bool,
                       workers: int | None, scheduler: str | None, job_budget: int, job_retries: int | None,
-                      job_max_empty: int | None,
+                      job_table_mb: int | None, job_max_empty: int | None,
                       time_limit: float | None, leaf_solver: str, first_moves: bool, position: str | None) -> None:
     """Solve every position reachable from the empty board and store it in the tablebase.
 
@@ -194,10 +199,11 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     middlegame position) the same way. 'tablebase proof export' (with the same
     --position) then writes the proof, 'tablebase check --proof' verifies it.
     """
-    weak_only = (workers, scheduler, job_retries, job_max_empty, time_limit, position) != (None,) * 6 or first_moves
+    weak_only = ((workers, scheduler, job_retries, job_table_mb, job_max_empty, time_limit, position) != (None,) * 7
+                 or first_moves)
     if weak_only and not weak:
-        raise click.UsageError("--workers, --scheduler, --job-retries, --job-max-empty, --time-limit, --first-moves "
-                               "and --position belong to --weak")
+        raise click.UsageError("--workers, --scheduler, --job-retries, --job-table-mb, --job-max-empty, --time-limit, "
+                               "--first-moves and --position belong to --weak")
     rules_list = _rules_to_solve(ruleset, spec, all_rulesets, all_combinations)
     if weak:
         if all_combinations or force:
@@ -207,6 +213,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
             for rules in rules_list:
                 report = weak_solve_into(store, board, rules, root_text=position, node_budget=job_budget,
                                          job_retries=DEFAULT_JOB_RETRIES if job_retries is None else job_retries,
+                                         job_table_mb=DEFAULT_JOB_TABLE_MB if job_table_mb is None else job_table_mb,
                                          solver=leaf_solver, workers=workers,
                                          scheduler=scheduler, job_max_empty=job_max_empty, time_limit=time_limit,
                                          first_moves=first_moves, progress=weak_progress(silent))

@@ -31,7 +31,7 @@ from tablebase.solver.proof.executors import ExecutorError, describe, open_execu
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
 from tablebase.solver.proof.tree import INF
 
-__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_JOB_RETRIES", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
+__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_JOB_RETRIES", "DEFAULT_JOB_TABLE_MB", "MAX_JOB_TABLE_MB", "MIN_JOB_TABLE_MB", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
            "LEAF_SOLVERS", "WeakSolveReport", "check_proof_file", "check_proof_lines", "export_proof",
            "weak_solve_into"]
 
@@ -40,6 +40,10 @@ DEFAULT_JOB_BUDGET = 200_000
 #: Times a job out of budget is run again, with 4 times the budget each time, before the
 #: master expands its position (`SearchSettings.job_retries`).
 DEFAULT_JOB_RETRIES = SearchSettings.job_retries
+#: Megabytes of the table each worker's leaf search keeps from job to job
+#: (`SearchSettings.job_table_bytes`).
+DEFAULT_JOB_TABLE_MB = SearchSettings.job_table_bytes >> 20
+MIN_JOB_TABLE_MB, MAX_JOB_TABLE_MB = 1, 1 << 20
 #: The leaf solver of `solve smallholder --weak` (a name of `LEAF_SOLVERS`).
 DEFAULT_LEAF_SOLVER = "exact"
 #: Boards the weak solve takes (the leaf solvers' limit: one colour's stones in 63 bits).
@@ -108,10 +112,13 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
                     solver: str = DEFAULT_LEAF_SOLVER, workers: int | None = None,
                     scheduler: str | None = None, job_max_empty: int | None = None,
                     time_limit: float | None = None, first_moves: bool = False,
+                    job_table_mb: int = DEFAULT_JOB_TABLE_MB,
                     progress: Progress | None = None) -> WeakSolveReport:
     """Weakly solve ``root_text`` (default: the empty board) and commit the search to ``store``."""
     if get_board(board).size > MAX_WEAK_CELLS:
         raise ServiceError(f"the weak solve handles boards of at most {MAX_WEAK_CELLS} cells: {board!r}")
+    if not isinstance(job_table_mb, int) or not MIN_JOB_TABLE_MB <= job_table_mb <= MAX_JOB_TABLE_MB:
+        raise ServiceError(f"the job table must be {MIN_JOB_TABLE_MB} to {MAX_JOB_TABLE_MB} MB: {job_table_mb!r}")
     if solver not in LEAF_SOLVERS:
         raise ServiceError(f"unknown leaf solver (known: {', '.join(LEAF_SOLVERS)}): {solver!r}")
     game = game_of(board, rules)
@@ -120,7 +127,8 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
         raise ServiceError(f"the game is already over in {game.format(root)!r}: nothing to solve")
     in_process = scheduler is None and not workers  # then a leaf job may use every core
     settings = SearchSettings(node_budget=node_budget, job_retries=job_retries, solver=solver, job_max_empty=job_max_empty,
-                              time_limit=time_limit, first_moves=first_moves, job_threads=None if in_process else 1)
+                              time_limit=time_limit, first_moves=first_moves, job_threads=None if in_process else 1,
+                              job_table_bytes=job_table_mb << 20)
     started = time.perf_counter()
     callback = _progress_event(game, progress) if progress else None
     try:

@@ -213,7 +213,7 @@ def _stingy_solver(monkeypatch, needed: int, calls: list[tuple[int, int]]) -> No
     budget below ``needed``; every call's (key, budget) goes to ``calls``."""
     from tablebase.solver.proof import jobs
 
-    def stingy(game, pos, node_budget, threads=1):
+    def stingy(game, pos, node_budget, threads=1, table_bytes=jobs.EXACT_TABLE_BYTES):
         calls.append((game.canonical_key(pos), node_budget))
         if node_budget < needed:
             return None, node_budget
@@ -238,6 +238,23 @@ def test_a_job_out_of_budget_runs_again_with_four_times_the_budget(monkeypatch, 
     assert [budget for key, budget in calls if key == root][:3] == (jobs or [1_000])
     assert (result.goals[0].nodes > 1) == expanded
     assert max(budget for _, budget in calls) <= 1_000 * 4 ** retries
+
+
+def test_the_job_table_size_reaches_the_leaf_search(monkeypatch):
+    """`SearchSettings.job_table_bytes` is the size limit of the table the jobs' compiled
+    search keeps (one search per size), and the value is the table's with a tiny table too."""
+    from tablebase.solver.proof import jobs
+
+    jobs._exact_search.cache_clear()
+    game = Smallholder("limping2", "stymie")
+    for table_bytes in (1 << 16, 1 << 24):
+        settings = SearchSettings(node_budget=10**7, solver="value", job_table_bytes=table_bytes)
+        result = weak_solve(game, game.start(), InlineExecutor(), 1, settings)
+        assert result.value == table_answer(game, game.start())[0]
+    sizes = sorted(search.table_entries for search in
+                   (jobs._exact_search("limping2", game.rules.spec, 1, b) for b in (1 << 16, 1 << 24)))
+    assert sizes == [1 << 11, 1 << 19]  # the largest power of two of 24-byte entries that fits
+    assert jobs._exact_search.cache_info().currsize == 2
 
 
 def test_a_resumed_run_retries_a_position_with_the_grown_budget(monkeypatch, tmp_path):
@@ -608,6 +625,10 @@ def test_a_draw_through_the_commands(tmp_path):
     assert misplaced.exit_code == 2 and "belong to --weak" in misplaced.output
     retries = cli("solve", "smallholder", "--board", "hex3", "--job-retries", "2", "--db", db)
     assert retries.exit_code == 2 and "belong to --weak" in retries.output
+    table = cli("solve", "smallholder", "--board", "hex3", "--job-table-mb", "64", "--db", db)
+    assert table.exit_code == 2 and "belong to --weak" in table.output
+    no_table = cli("solve", "smallholder", "--board", "hex3", "--weak", "--job-table-mb", "0", "--db", db)
+    assert no_table.exit_code == 2 and "'--job-table-mb': 0 is not in the range" in no_table.output
 
 
 @pytest.mark.slow

@@ -73,6 +73,8 @@ class SearchSettings:
     order: str = "first"
     #: threads a leaf job may use (`jobs.Job.threads`): 1 on a cluster, None in-process
     job_threads: int | None = 1
+    #: size limit of the table each worker's leaf search keeps from job to job
+    job_table_bytes: int = Job.table_bytes
 
 
 @dataclass(frozen=True)
@@ -240,7 +242,7 @@ class ProofSearch:
         job last ran out of on it (at most `largest_budget`)."""
         budget = min(BUDGET_GROWTH * node.tried, self.largest_budget) if node.tried else self.settings.node_budget
         job = Job(self.game.board.name, self.game.rules.spec, node.key, budget, self.settings.solver,
-                  self.settings.job_threads)
+                  self.settings.job_threads, self.settings.job_table_bytes)
         self._pending[self.executor.submit(run_job, job)] = (node, budget)
 
     def _apply(self, future: Future, node: Node, budget: int) -> None:
@@ -312,7 +314,7 @@ class ProofSearch:
         root = self.graph.root
         return {"nodes": len(self.graph.nodes), "root_pn": _number(root.pn), "root_dn": _number(root.dn),
                 "loop_edges": self.graph.loop_edges, "node_budget": self.settings.node_budget,
-                "job_retries": self.settings.job_retries}
+                "job_retries": self.settings.job_retries, "job_table_bytes": self.settings.job_table_bytes}
 
     def first_moves(self) -> dict[str, str]:
         """Each legal first move of the real root: whether it wins for the attacker."""

@@ -13,8 +13,8 @@ a win or loss whose value alone was proved (the ``value`` solver):
 
 * ``exact`` (the default): the compiled pruning search of `solver/smallholder_exact.py`
   (MTD(f) alpha-beta with a transposition table of true bounds, repetitions handled
-  exactly); each worker keeps one search per ruleset, so later jobs reuse what earlier
-  ones proved;
+  exactly); each worker keeps one search per ruleset and table size
+  (``Job.table_bytes``), so later jobs reuse what earlier ones proved;
 * ``value``: the same search for the value alone (`ExactSearch.value`: one or two
   null-window searches instead of pinning down the remoteness), which is all a proof
   needs of a leaf; the export then finds the remoteness of the leaves the proof uses;
@@ -36,9 +36,10 @@ from tablebase.solver.probe import Outcome
 from tablebase.solver.proof.tree import Leaf
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 
-#: (game, position, node budget, threads) -> (exact leaf result or None when out of budget,
-#: nodes explored); only the compiled search uses more than one thread
-LeafSolver = Callable[[Smallholder, Position, int, int | None], tuple[Leaf | None, int]]
+#: (game, position, node budget, threads, table bytes) -> (exact leaf result or None when
+#: out of budget, nodes explored); only the compiled search uses more than one thread and
+#: keeps a table between jobs
+LeafSolver = Callable[[Smallholder, Position, int, int | None, int], tuple[Leaf | None, int]]
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ class Job:
     #: threads the leaf solver may use: 1 on a cluster (a worker per core), None for the
     #: search's default (one per core, at most two) when the jobs run in the master's process
     threads: int | None = 1
+    #: size limit of the transposition table the compiled search keeps for the jobs
+    table_bytes: int = 1 << 28
 
 
 @dataclass(frozen=True)
@@ -69,41 +72,43 @@ def _game(board: str, rules: str) -> Smallholder:
     return Smallholder(board, rules)
 
 
-#: Transposition-table size of each worker's exact search (per ruleset).
-EXACT_TABLE_BYTES = 1 << 28
+#: Default transposition-table size of each worker's exact search (per ruleset).
+EXACT_TABLE_BYTES = Job.table_bytes
 
 
 @functools.cache
-def _exact_search(board: str, rules: str, threads: int | None = 1) -> Any:
+def _exact_search(board: str, rules: str, threads: int | None, table_bytes: int) -> Any:
     from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
 
     game = _game(board, rules)
     # jobs are early positions: merging symmetric images everywhere pays (BENCHMARKS.md)
     if threads is None:
-        return ExactSearch(game, table_bytes=EXACT_TABLE_BYTES, canonical_stones=game.board.size)
-    return ExactSearch(game, table_bytes=EXACT_TABLE_BYTES, canonical_stones=game.board.size, threads=threads)
+        return ExactSearch(game, table_bytes=table_bytes, canonical_stones=game.board.size)
+    return ExactSearch(game, table_bytes=table_bytes, canonical_stones=game.board.size, threads=threads)
 
 
 def _leaf(outcome: Outcome | None) -> Leaf | None:
     return None if outcome is None else (outcome.value, outcome.remoteness)
 
 
-def exact_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
+def exact_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1,
+               table_bytes: int = EXACT_TABLE_BYTES) -> tuple[Leaf | None, int]:
     """The compiled exact search, stopped after ``node_budget`` positions; with more than
     one thread, split over them from 16 empty cells on."""
     from tablebase.solver.smallholder_exact import Budget
 
-    search = _exact_search(game.board.name, game.rules.spec, threads)
+    search = _exact_search(game.board.name, game.rules.spec, threads, table_bytes)
     outcome = search.solve(pos, Budget(nodes=node_budget))
     return _leaf(outcome), search.searched()
 
 
-def value_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
+def value_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1,
+               table_bytes: int = EXACT_TABLE_BYTES) -> tuple[Leaf | None, int]:
     """The compiled exact search for the value alone, stopped after ``node_budget``
     positions; with more than one thread, split over them from 16 empty cells on."""
     from tablebase.solver.smallholder_exact import Budget
 
-    search = _exact_search(game.board.name, game.rules.spec, threads)
+    search = _exact_search(game.board.name, game.rules.spec, threads, table_bytes)
     value = search.value(pos, Budget(nodes=node_budget))
     return (None if value is None else (value, None)), search.searched()
 
@@ -113,7 +118,8 @@ def _array_search(board: str, rules: str) -> ArrayLocalSearch:
     return ArrayLocalSearch(_game(board, rules), node_budget=None)
 
 
-def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
+def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1,
+                  table_bytes: int = EXACT_TABLE_BYTES) -> tuple[Leaf | None, int]:
     """The array-rules subgraph solve (boards up to 63 cells)."""
     search = _array_search(game.board.name, game.rules.spec)
     search.node_budget = node_budget
@@ -123,7 +129,8 @@ def subgraph_leaf(game: Smallholder, pos: Position, node_budget: int, threads: i
     return _leaf(outcome), search.nodes
 
 
-def reference_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1) -> tuple[Leaf | None, int]:
+def reference_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int | None = 1,
+                   table_bytes: int = EXACT_TABLE_BYTES) -> tuple[Leaf | None, int]:
     """The same solve with the per-position rules engine only (slow; what checks use)."""
     search = LocalSearch(game, node_budget=node_budget)
     return _leaf(search.solve(pos)), search.nodes
@@ -138,5 +145,6 @@ def run_job(job: Job) -> JobResult:
     """Solve one job (the function the executors run, in-process or on a Dask worker)."""
     started = time.perf_counter()
     game = _game(job.board, job.rules)
-    leaf, nodes = LEAF_SOLVERS[job.solver](game, game.from_key(job.key), job.node_budget, job.threads)
+    leaf, nodes = LEAF_SOLVERS[job.solver](game, game.from_key(job.key), job.node_budget, job.threads,
+                                           job.table_bytes)
     return JobResult(job.key, leaf, nodes, time.perf_counter() - started, f"{os.uname().nodename}:{os.getpid()}")

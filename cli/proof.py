@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from tablebase.cli.app import db_option, main, write_output
+from tablebase.cli.app import db_option, main, silent_option, weak_progress, write_output
 from tablebase.service.files import open_store
 from tablebase.service.proof import export_proof
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
@@ -40,8 +40,9 @@ Example:
 @click.option("--output", "-o", type=click.Path(), default=None,
               help="Write here instead of stdout; a name ending in .gz is compressed.")
 @db_option
+@silent_option
 def export_smallholder(board: str, ruleset: str | None, spec: str | None, position: str | None,
-                       output: str | None, db_path: str) -> None:
+                       output: str | None, db_path: str, silent: bool) -> None:
     """Write the proved strategy of a weak solve: one row per position of the winner's
     strategy as reached from the start (not canonical forms): 'winner' rows give the
     move the winner plays, 'loser' rows have every legal reply covered by a row, and
@@ -52,9 +53,16 @@ def export_smallholder(board: str, ruleset: str | None, spec: str | None, positi
     header: 'holder' rows give the move of the side that does not lose, 'opponent'
     rows have every reply covered, leaves are draws or wins for the holder. The file is
     checked with 'tablebase check --proof FILE'.
+
+    A proof found with '--leaf-solver value' has leaves whose value alone is known:
+    the export finds each one's remoteness with the exact search, which can take a while
+    for a big proof (progress on stderr, a line per leaf). What it finds is stored in
+    the file (unless it is read-only), so an export stopped midway goes on from there.
     """
-    with open_store(db_path, readonly=True) as store:
-        lines = list(export_proof(store, board, rules_of(ruleset, spec), position))
+    SMALLHOLDER.check_board(board)  # a bad board or rules is named before the file is looked at
+    rules = rules_of(ruleset, spec)
+    with open_store(db_path) as store:
+        lines = list(export_proof(store, board, rules, position, weak_progress(silent)))
     text = "".join(line + "\n" for line in lines)
     if output is None:
         sys.stdout.write(text)

@@ -11,7 +11,7 @@ Tables (schema version 1, recorded in `meta` as ``proofs_schema_version``):
 * ``proof_leaves``: exact leaf results (value for the side to move, remoteness), shared
   by every run of the same rules: they are facts about positions. The remoteness is NULL
   for a draw, and for a win or loss whose value alone was proved (the ``value`` leaf
-  solver).
+  solver) until an export finds it (`ProofStore.record_remoteness`).
 * ``proof_attempts``: leaf jobs that ran out of their node budget ("unknown").
 
 Keys are canonical position keys, stored as hexadecimal text (hex4 keys need 75 bits).
@@ -183,6 +183,17 @@ class ProofStore:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot record the proof search in {str(self.store.path)!r} ({exc}); "
                              f"what was committed before is intact: run the same command again") from None
+
+    def record_remoteness(self, game: str, rules: str, key: int, remoteness: int) -> None:
+        """Store the remoteness found afterwards for a leaf whose value alone was proved
+        (its own transaction, so a long export stopped midway keeps what it found); a leaf
+        that has a remoteness keeps it."""
+        try:
+            with self.store.transaction():
+                self.db.conn.execute("UPDATE proof_leaves SET remoteness = ? WHERE game = ? AND rules = ? AND key = ?"
+                                     " AND remoteness IS NULL", [remoteness, game, rules, _hex(key)])
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot store a leaf's remoteness in {str(self.store.path)!r} ({exc})") from None
 
     def _commit(self, run: ProofRun, game: str, rules: str, solver: str,
                 leaves: Iterable[tuple[int, int, int | None, int, float]],

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from tablebase.db.proofs import ProofStore
-from tablebase.db.store import TablebaseStore
+from tablebase.db.store import StoreError, TablebaseStore
 from tablebase.games.base import LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, Position, Rules, Smallholder, get_board, opponent
 from tablebase.service.errors import ServiceError
@@ -147,22 +147,47 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
                            winner, result.goals, time.perf_counter() - started, moves)
 
 
-def _leaf_distance(game: Smallholder) -> Callable[[Position], int]:
+def _leaf_distance(game: Smallholder, proofs: ProofStore,
+                   progress: Progress | None) -> Callable[[Position], int]:
     """The exact remoteness of a proof's leaf whose value alone was proved (the ``value``
     leaf solver): the exact search, without a budget (a leaf job proved the value within
-    its budget; the remoteness takes a few times that, BENCHMARKS.md)."""
+    its budget; the remoteness takes a few times that, BENCHMARKS.md). Each one found is
+    stored at once unless the file is read-only, so an export stopped midway goes on
+    from there; progress reports each leaf."""
+    task = f"proof export {game.rules_name}"
+    found: dict[int, int] = {}  # canonical key -> remoteness (a leaf the proof reaches twice)
+    storing = not proofs.store.readonly
 
     def distance(pos: Position) -> int:
+        nonlocal storing
+        key = game.canonical_key(pos)
+        if key in found:
+            return found[key]
+        started = time.perf_counter()
         outcome = exact_search(game).solve(pos)
         if outcome is None or outcome.remoteness is None:
             raise ProofError(f"the exact search found no remoteness for the leaf {game.format(pos)!r}")
+        found[key] = outcome.remoteness
+        note = ""
+        if storing:
+            try:
+                proofs.record_remoteness("smallholder", game.rules_name, key, outcome.remoteness)
+            except StoreError as exc:  # the export goes on; only a later one redoes the search
+                storing = False
+                note = f"; not stored: {exc}"
+        if progress is not None:
+            progress(ProgressEvent(task, f"leaf {len(found)}, remoteness {outcome.remoteness} in "
+                                         f"{time.perf_counter() - started:.1f} s: {game.format(pos)}{note}"))
         return outcome.remoteness
 
     return distance
 
 
-def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str | None = None) -> Iterator[str]:
-    """The TSV lines of the stored proof of ``root_text`` (default: the empty board)."""
+def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str | None = None,
+                 progress: Progress | None = None) -> Iterator[str]:
+    """The TSV lines of the stored proof of ``root_text`` (default: the empty board). A
+    leaf whose value alone was proved gets its remoteness from the exact search, which is
+    stored in ``store`` (unless opened read-only) for later exports."""
     game = game_of(board, rules)
     root = _root(game, root_text)
     proofs = ProofStore(store)
@@ -172,10 +197,11 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
     proved = [run for run in runs if run.status == "proved"]
     disproved = [run for run in runs if run.status == "disproved"]
     leaves = proofs.leaves("smallholder", game.rules_name)
+    distance = _leaf_distance(game, proofs, progress)
     if not proved and len(disproved) == 2:  # a draw: each disproof is the other side's drawing strategy
         try:
             strategies = {opponent(run.goal): list(holding_rows(game, root, opponent(run.goal), proofs.settled(run.id),
-                                                                leaves, _leaf_distance(game)))
+                                                                leaves, distance))
                           for run in sorted(disproved, key=lambda run: run.goal == root.to_move)}
         except ProofError as exc:
             raise ServiceError(str(exc)) from None
@@ -188,7 +214,7 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
                            f"({what}); run 'tablebase solve smallholder --weak' first")
     run = proved[0]
     try:
-        rows = list(proof_rows(game, root, run.goal, proofs.settled(run.id), leaves, _leaf_distance(game)))
+        rows = list(proof_rows(game, root, run.goal, proofs.settled(run.id), leaves, distance))
     except ProofError as exc:
         raise ServiceError(str(exc)) from None
     yield from proof_header(game, root, run.goal, _notes([run], len(rows)))

@@ -125,7 +125,9 @@ def test_the_compiled_leaf_solvers_give_the_same_answers(ruleset, solver):
 @pytest.mark.slow
 def test_value_leaves_export_with_their_remoteness_and_check(tmp_path):
     """A proof whose leaves have their value alone: the export finds each leaf's exact
-    remoteness, works the rows' lengths out from them, and the file passes the check."""
+    remoteness, works the rows' lengths out from them, and the file passes the check; the
+    remoteness found is stored (unless the file is read-only) for the next export."""
+    from tablebase.service import proof as service_proof
     from tablebase.service.proof import export_proof
 
     db = tmp_path / "tb.sqlite"
@@ -142,7 +144,23 @@ def test_value_leaves_export_with_their_remoteness_and_check(tmp_path):
         run = proofs.find_run("smallholder", game.rules_name, game.canonical_key(root), root.to_move)
         with pytest.raises(ProofError, match="no remoteness"):
             list(proof_rows(game, root, root.to_move, proofs.settled(run.id), leaves))
+    with TablebaseStore(db, readonly=True) as store:  # a read-only file: found, not stored
         lines = list(export_proof(store, "hex3", game.rules, game.format(root)))
+        assert ProofStore(store).leaves("smallholder", game.rules_name) == leaves
+    with TablebaseStore(db) as store:
+        events: list = []
+        assert list(export_proof(store, "hex3", game.rules, game.format(root), events.append)) == lines
+        assert events and all("remoteness" in str(event) for event in events)
+        found = ProofStore(store).leaves("smallholder", game.rules_name)
+    # the remoteness found is stored: a second export searches nothing and writes the same
+    assert sum(r is None and v != DRAW for v, r in found.values()) == \
+        sum(r is None and v != DRAW for v, r in leaves.values()) - len(events)
+    def no_search(game):  # noqa: ARG001
+        raise AssertionError("the export searched a leaf whose remoteness is stored")
+
+    with TablebaseStore(db) as store, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(service_proof, "exact_search", no_search)
+        assert list(export_proof(store, "hex3", game.rules, game.format(root))) == lines
     report = check_proof(lines)
     assert report.leaves > report.terminal_leaves
     solved = solve_ruleset(game.board, game.rules, roots=np.array([game.canonical_key(root)], dtype=np.uint64))
@@ -657,6 +675,8 @@ def test_commands_fail_with_one_line(tmp_path):
     db = str(tmp_path / "tb.sqlite")
     missing = cli("proof", "export", "smallholder", "--board", "limping2", "--db", db)
     assert missing.exit_code == 1 and "no tablebase" in missing.output
+    unknown = cli("proof", "export", "smallholder", "--board", "hex9", "--db", db)  # the board first
+    assert unknown.exit_code != 0 and "hex9" in unknown.output and "no tablebase" not in unknown.output
     cli("solve", "smallholder", "--board", "limping2", "--weak", "--time-limit", "0", "--db", db, "-s")
     unproved = cli("proof", "export", "smallholder", "--board", "limping2", "--db", db)
     assert unproved.exit_code == 1 and "no proof" in unproved.output and "unfinished" in unproved.output

@@ -16,11 +16,12 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 from tablebase.db.puzzles import StoredPuzzle
 from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.service import check as audit
+from tablebase.service import proof as proof_service
 from tablebase.service import puzzles as puzzle_service
 from tablebase.service.errors import ServiceError
 from tablebase.service.games import GAMES, describe
@@ -29,7 +30,7 @@ from tablebase.service.probing import Lookups, ProbeAnswers
 from tablebase.service.verify import verify_claims
 from tablebase.solver.fairness import SMALLHOLDER_BOARDS, Claim
 
-__all__ = ["MoveValue", "Position", "Probe", "Tablebase", "TableSummary", "open"]
+__all__ = ["MoveValue", "Position", "Probe", "Tablebase", "TableSummary", "check_proof", "open"]
 
 @dataclass(frozen=True)
 class MoveValue:
@@ -248,6 +249,69 @@ class Tablebase:
         return list(puzzle_service.generate_into(self.store, game, label, count, min_depth, max_depth, seed,
                                                  max_games, f"tablebase.open(...).generate_puzzles({game!r}, "
                                                  f"seed={seed})", progress))
+
+
+    # -- weak solves (The Smallholder) -----------------------------------------------
+
+    def weak_solve(self, game: str = "smallholder", position: str | None = None, *,
+                   progress: Progress | None = None, workers: int | None = None, scheduler: str | None = None,
+                   job_budget: int = proof_service.DEFAULT_JOB_BUDGET,
+                   job_retries: int = proof_service.DEFAULT_JOB_RETRIES,
+                   leaf_solver: str = proof_service.DEFAULT_LEAF_SOLVER, job_max_empty: int | None = None,
+                   job_table_mb: int = proof_service.DEFAULT_JOB_TABLE_MB, time_limit: float | None = None,
+                   first_moves: bool = False, **options: Any) -> proof_service.WeakSolveReport:
+        """Prove the value of ``position`` (default: the empty board) as `tablebase solve
+        smallholder --weak` does (mode "w"): a proof-number search whose frontier
+        positions are exact-search jobs, in-process or on a Dask cluster (``workers``, or
+        ``scheduler`` = "tcp://HOST:PORT"), committed as it goes, so the same call resumes
+        a stopped run. Options ``board=``, ``ruleset=``, ``rules=``; the rest as the
+        command's options (docs/distributed.md)."""
+        engine = _weak_game(game, options)
+        _whole("job_budget", job_budget, 1, 10**12)
+        _whole("job_retries", job_retries, 0, 10)
+        _whole("job_table_mb", job_table_mb, proof_service.MIN_JOB_TABLE_MB, proof_service.MAX_JOB_TABLE_MB)
+        for name, value, least in (("workers", workers, 1), ("job_max_empty", job_max_empty, 0)):
+            if value is not None:
+                _whole(name, value, least)
+        if time_limit is not None and not (isinstance(time_limit, numbers.Real) and not isinstance(time_limit, bool)
+                                           and time_limit >= 0):
+            raise ServiceError(f"time_limit must be a number of seconds, at least 0, not {time_limit!r}")
+        return proof_service.weak_solve_into(
+            self.store, engine.board.name, engine.rules, root_text=position, node_budget=job_budget,
+            job_retries=job_retries, solver=leaf_solver, workers=workers, scheduler=scheduler,
+            job_max_empty=job_max_empty, time_limit=time_limit, first_moves=first_moves,
+            job_table_mb=job_table_mb, progress=progress)
+
+    def export_proof(self, game: str = "smallholder", position: str | None = None, *,
+                     progress: Progress | None = None, **options: Any) -> list[str]:
+        """The lines of the proof of a weak solve stored in the file, as `tablebase proof
+        export` writes them (TSV; `check_proof` verifies them). Options ``board=``,
+        ``ruleset=``, ``rules=``. A proof on value-only leaves gets their remoteness from
+        the exact search (``progress`` reports each leaf), stored in a file opened with
+        mode "w"."""
+        engine = _weak_game(game, options)
+        return list(proof_service.export_proof(self.store, engine.board.name, engine.rules, position, progress))
+
+
+def _weak_game(game: str, options: dict[str, Any]) -> Any:
+    """The Smallholder game of the options (weak solves are for The Smallholder)."""
+    description = describe(game)
+    if game != "smallholder":
+        raise ServiceError(f"weak solves are for The Smallholder (Sparro's tables are complete): {game!r}")
+    return description.default_game(**options)
+
+
+def check_proof(proof: str | Path | Iterable[str], *, check_budget: int = proof_service.DEFAULT_CHECK_BUDGET,
+                leaf_check: str = proof_service.DEFAULT_LEAF_CHECK,
+                progress: Progress | None = None) -> proof_service.CheckReport:
+    """Verify a proof (a file's path, plain or .gz, or its lines) with the rules engine
+    alone, as `tablebase check --proof` does; a ServiceError names what is wrong."""
+    _whole("check_budget", check_budget, 1)
+    if leaf_check not in proof_service.LEAF_CHECKS:
+        raise ServiceError(f"unknown leaf check (known: {', '.join(proof_service.LEAF_CHECKS)}): {leaf_check!r}")
+    if isinstance(proof, (str, Path)):
+        return proof_service.check_proof_file(proof, check_budget, progress, leaf_check)
+    return proof_service.check_proof_lines(proof, "<lines>", check_budget, progress, leaf_check)
 
 
 def open(path: str | Path = "tablebase.sqlite", mode: Literal["r", "w"] = "r",  # noqa: A001

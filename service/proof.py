@@ -31,9 +31,10 @@ from tablebase.solver.proof.executors import ExecutorError, describe, open_execu
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
 from tablebase.solver.proof.tree import INF
 
-__all__ = ["DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_JOB_RETRIES", "DEFAULT_JOB_TABLE_MB", "MAX_JOB_TABLE_MB", "MIN_JOB_TABLE_MB", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
-           "LEAF_SOLVERS", "WeakSolveReport", "check_proof_file", "check_proof_lines", "export_proof",
-           "weak_solve_into"]
+__all__ = ["CheckReport", "DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_JOB_RETRIES",
+           "DEFAULT_JOB_TABLE_MB", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
+           "LEAF_SOLVERS", "MAX_JOB_TABLE_MB", "MIN_JOB_TABLE_MB", "WeakSolveReport", "check_proof_file",
+           "check_proof_lines", "export_proof", "weak_solve_into"]
 
 #: Positions one leaf job may explore before it answers "unknown".
 DEFAULT_JOB_BUDGET = 200_000

@@ -140,3 +140,43 @@ def test_bad_puzzle_settings_are_refused_before_any_work(tmp_path: Path, options
         with pytest.raises(ServiceError, match=message):
             tb.generate_puzzles("smallholder", board="limping2", **options)
         assert tb.tables() == [] and tb.puzzles() == []  # nothing solved or stored
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"job_budget": 0}, "job_budget must be a whole number from 1 to"),
+    ({"job_retries": 11}, "job_retries must be a whole number from 0 to 10, not 11"),
+    ({"job_table_mb": 0}, "job_table_mb must be a whole number from 1 to"),
+    ({"workers": 0}, "workers must be a whole number at least 1, not 0"),
+    ({"job_max_empty": -1}, "job_max_empty must be a whole number at least 0, not -1"),
+    ({"time_limit": float("nan")}, "time_limit must be a number of seconds, at least 0, not nan"),
+    ({"leaf_solver": "guess"}, "unknown leaf solver .*: 'guess'"),
+    ({"board": "hex9"}, "hex9"),
+])
+def test_bad_weak_solve_settings_are_refused_before_any_work(tmp_path: Path, options: dict, message: str) -> None:
+    with tablebase.open(tmp_path / "new.sqlite", mode="w") as tb:
+        with pytest.raises((ServiceError, NotationError), match=message):
+            tb.weak_solve(**{"board": "limping2", **options})
+        with pytest.raises(ServiceError, match="no weak solve stored"):
+            tb.export_proof(board="limping2")  # nothing was stored
+
+
+def test_weak_solve_export_and_check_agree_with_the_table(tmp_path: Path) -> None:
+    """The weak solve of the API proves the table's value of a limping2 start, its export
+    passes the check (from lines and from a file), and a read-only file refuses to be
+    solved into; Sparro has no weak solve."""
+    with tablebase.open(tmp_path / "tb.sqlite", mode="w") as tb:
+        table = tb.solve("smallholder", board="limping2", ruleset="stymie")
+        report = tb.weak_solve(board="limping2", ruleset="stymie", job_budget=1000)
+        lines = tb.export_proof(board="limping2", ruleset="stymie")
+        with pytest.raises(ServiceError, match="weak solves are for The Smallholder"):
+            tb.weak_solve("sparro")
+    assert report.value == table.summary["start_value"] == "loss" and report.winner == "W"
+    checked = tablebase.check_proof(lines)
+    assert checked.winner == "W" and checked.depth >= table.summary["start_remoteness"]
+    proof = tmp_path / "stymie.tsv"
+    proof.write_text("".join(line + "\n" for line in lines))
+    assert tablebase.check_proof(proof).rows == checked.rows
+    with pytest.raises(ServiceError, match="not a valid proof"):
+        tablebase.check_proof(lines[:-1] + ["x\tleaf\t\twin\t1"])
+    with tablebase.open(tmp_path / "tb.sqlite") as reader, pytest.raises(StoreError, match="read-only"):
+        reader.weak_solve(board="limping2", ruleset="nibbler")

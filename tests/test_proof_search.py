@@ -269,10 +269,13 @@ def test_the_job_table_size_reaches_the_leaf_search(monkeypatch):
         settings = SearchSettings(node_budget=10**7, solver="value", job_table_bytes=table_bytes)
         result = weak_solve(game, game.start(), InlineExecutor(), 1, settings)
         assert result.value == table_answer(game, game.start())[0]
-    sizes = sorted(search.table_entries for search in
-                   (jobs._exact_search("limping2", game.rules.spec, 1, b) for b in (1 << 16, 1 << 24)))
-    assert sizes == [1 << 11, 1 << 19]  # the largest power of two of 24-byte entries that fits
-    assert jobs._exact_search.cache_info().currsize == 2
+    # the worker keeps one search, the latest settings': its table the largest power of
+    # two of 24-byte entries that fits; the earlier table size's search was let go
+    assert jobs._exact_search.cache_info().currsize == 1
+    hits = jobs._exact_search.cache_info().hits
+    assert jobs._exact_search("limping2", game.rules.spec, 1, 1 << 24).table_entries == 1 << 19
+    assert jobs._exact_search.cache_info().hits == hits + 1
+    assert jobs._exact_search("limping2", game.rules.spec, 1, 1 << 16).table_entries == 1 << 11
 
 
 def test_a_resumed_run_retries_a_position_with_the_grown_budget(monkeypatch, tmp_path):

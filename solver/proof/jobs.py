@@ -13,8 +13,8 @@ a win or loss whose value alone was proved (the ``value`` solver):
 
 * ``exact`` (the default): the compiled pruning search of `solver/smallholder_exact.py`
   (MTD(f) alpha-beta with a transposition table of true bounds, repetitions handled
-  exactly); each worker keeps one search per ruleset and table size
-  (``Job.table_bytes``), so later jobs reuse what earlier ones proved;
+  exactly); each worker keeps its search from job to job (one: the latest rules and
+  table size, ``Job.table_bytes``), so later jobs reuse what earlier ones proved;
 * ``value``: the same search for the value alone (`ExactSearch.value`: one or two
   null-window searches instead of pinning down the remoteness), which is all a proof
   needs of a leaf; the export then finds the remoteness of the leaves the proof uses;
@@ -76,8 +76,10 @@ def _game(board: str, rules: str) -> Smallholder:
 EXACT_TABLE_BYTES = Job.table_bytes
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)
 def _exact_search(board: str, rules: str, threads: int | None, table_bytes: int) -> Any:
+    """The worker's one search: the latest rules and settings' (a run of other rules or
+    another table size replaces it, so a worker never holds two tables of gigabytes)."""
     from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
 
     game = _game(board, rules)

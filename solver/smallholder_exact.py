@@ -189,12 +189,13 @@ class _Worker:
                        np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
         self.ctx = kernel.buffers(rules_tables, *self.arrays)
 
-    def reset(self, budget: Budget, mobility: bool, mobility_empty: int, canon_empty: int) -> None:
+    def reset(self, budget: Budget, mobility: bool, mobility_empty: int, canon_empty: int, etc_empty: int) -> None:
         self.state[:] = 0
         self.state[kernel.THREAD] = self.index
         self.state[kernel.MOBILITY] = mobility
         self.state[kernel.MOBILITY_EMPTY] = mobility_empty
         self.state[kernel.CANON_EMPTY] = canon_empty
+        self.state[kernel.ETC_EMPTY] = etc_empty
         self.state[kernel.NODE_LIMIT] = budget.nodes if budget.nodes is not None else np.iinfo(np.int64).max
 
     def window(self, m: int, w: int, alpha: int, beta: int) -> int | None:
@@ -209,8 +210,11 @@ class ExactSearch:
 
     def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True,
                  canonical_stones: int = CANONICAL_STONES, threads: int = DEFAULT_THREADS,
-                 split_empty: int = SPLIT_EMPTY) -> None:
+                 split_empty: int = SPLIT_EMPTY, etc_empty: int = kernel.DEFAULT_ETC_EMPTY) -> None:
         self.mobility = mobility
+        #: children are looked up in the table before any is searched only at positions
+        #: with more empty cells than this (never below `kernel.TABLE_EMPTY`)
+        self.etc_empty = max(kernel.TABLE_EMPTY, etc_empty)
         #: `value` runs on all threads from positions with at least this many empty cells
         self.split_empty = split_empty
         self._searching: Position | None = None
@@ -308,7 +312,7 @@ class ExactSearch:
         started = time.perf_counter()
         self.control[:] = 0
         for worker in self._workers:
-            worker.reset(budget, self.mobility, self.mobility_empty, self.canon_empty)
+            worker.reset(budget, self.mobility, self.mobility_empty, self.canon_empty, self.etc_empty)
         self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds
         last = [started]
 

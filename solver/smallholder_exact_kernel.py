@@ -54,10 +54,12 @@ CLOCK_EVERY = 4095
 TABLE_GROW_AT = 32
 
 # state array slots
-NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY, CANON_EMPTY, THREAD = range(9)
-STATE_SLOTS = 9
+NODES, ABORTED, NODE_LIMIT, STORED, MAXDEPTH, MOBILITY, MOBILITY_EMPTY, CANON_EMPTY, THREAD, ETC_EMPTY = range(10)
+STATE_SLOTS = 10
 # (CANON_EMPTY: a position with at least that many empty cells is keyed by its canonical
-# form, one with fewer as it stands, see `table_pair`; THREAD: the thread's index)
+# form, one with fewer as it stands, see `table_pair`; THREAD: the thread's index;
+# ETC_EMPTY: the children of a position with more empty cells than this are looked up
+# in the table before any is searched)
 # control array slots, shared by the threads of one analysis: a stop flag, then each
 # thread's node count as of its latest look at the clock
 STOP, CONTROL_NODES = range(2)
@@ -71,6 +73,11 @@ DEFAULT_MOBILITY_EMPTY = 15
 #: (BENCHMARKS.md, one thread): 20-empty hex4 analyses take 0.90-0.93x the time with
 #: 4 as with none, and as many positions.
 TABLE_EMPTY = 4
+#: Positions with more empty cells than this look their children up in the table before
+#: searching one (enhanced transposition cut-off), by default: every position whose
+#: children are in the table. A search may ask for fewer (`ExactSearch(etc_empty=...)`):
+#: the look-ups cost memory traffic, most of all in a big table (BENCHMARKS.md).
+DEFAULT_ETC_EMPTY = TABLE_EMPTY
 #: Move-ordering weights, highest first: a child the table proves lost for the opponent;
 #: the move that last cut off at this ply of the line (a killer), then the one before
 #: it and the table's best move of the position; then fewest replies (bits 24-31), a
@@ -369,7 +376,8 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
     latest position reached by a capture (-1 if none): only positions before it can repeat.
 
     Children are generated as plain bitboards, each then brought to its table form and
-    looked up in the table first (enhanced transposition cut-off); from ``MOBILITY_EMPTY``
+    looked up in the table first (enhanced transposition cut-off) at positions with more
+    than ``ETC_EMPTY`` empty cells (at least ``TABLE_EMPTY``); from ``MOBILITY_EMPTY``
     empty cells on, moves are ordered by the opponent's number of replies (fewest first),
     below it by the opponent's open cells. A window that needs a win in 1 is answered by
     the scan for a move that leaves no reply, without searching a move; positions with
@@ -421,7 +429,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
             return 0, i
     empty = compiled.popcount(t.full & ~(mover | waiter))
     use_table = empty >= TABLE_EMPTY
-    children_in_table = empty > TABLE_EMPTY
+    children_in_table = empty > state[ETC_EMPTY]
     entry, data = -1, U64(0)
     if use_table:
         entry, data = tt_find(tt, mover, waiter)

@@ -46,11 +46,14 @@ def table_outcome(game: Smallholder, solved: SolvedRuleset, pos) -> Outcome:  # 
 def check_against(game: Smallholder, positions: list, reference) -> int:  # type: ignore[no-untyped-def]
     """Every position's analysis equals ``reference`` on it and on each child, and so does
     the value alone (`ExactSearch.value`, in searches of their own so that no exact score
-    found by an analysis answers it: on one thread, and split over two from every
-    position), and so does the exact result of the position alone searched split over
-    two threads (MTD(f) on the split); the number of draws met."""
+    found by an analysis answers it: on one thread with the weak solve's jobs' fewer table
+    look-ups of children, and split over two from every position), and so does the exact
+    result of the position alone searched split over two threads (MTD(f) on the split);
+    the number of draws met."""
+    from tablebase.solver.proof.jobs import JOB_ETC_EMPTY
+
     search = ExactSearch(game, table_bytes=TABLE)
-    values = ExactSearch(game, table_bytes=TABLE, threads=1)
+    values = ExactSearch(game, table_bytes=TABLE, threads=1, etc_empty=JOB_ETC_EMPTY)
     split_values = ExactSearch(game, table_bytes=TABLE, threads=2, split_empty=0)
     split_exact = ExactSearch(game, table_bytes=TABLE, threads=2, split_empty=0)
     draws = 0
@@ -338,6 +341,27 @@ def test_table_growth_keeps_every_entry() -> None:
             assert kernel.tt_find(search.tt, np.uint64(m), np.uint64(w))[1] == data
     assert search.table_rows() == search.table_entries
     assert kernel.tt_fill(search.tt) < kernel.TABLE_GROW_AT
+
+
+def test_fewer_table_look_ups_of_children_give_the_same_values() -> None:
+    """`etc_empty` changes which positions look their children up in the table first
+    (so the positions searched), never a value."""
+    game = Smallholder("limping3", "hull-setbacks")
+    positions = [p for p in playout_positions(game, random.Random(21), 3) if empty_cells(game, p) in range(9, 15)]
+    assert len(positions) >= 4
+    counts = []
+    for etc_empty in (4, 8, 30):
+        search = ExactSearch(game, table_bytes=TABLE, threads=1, etc_empty=etc_empty)
+        values = []
+        searched = 0
+        for pos in positions[:6]:
+            values.append(search.value(pos))
+            searched += search.searched()
+        counts.append(searched)
+        if etc_empty == 4:
+            expected = values
+        assert values == expected
+    assert len(set(counts)) == 3  # the setting is live: each searched a different number
 
 
 def test_short_search_uses_a_small_table() -> None:

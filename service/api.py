@@ -250,7 +250,6 @@ class Tablebase:
                                                  max_games, f"tablebase.open(...).generate_puzzles({game!r}, "
                                                  f"seed={seed})", progress))
 
-
     # -- weak solves (The Smallholder) -----------------------------------------------
 
     def weak_solve(self, game: str = "smallholder", position: str | None = None, *,

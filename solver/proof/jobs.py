@@ -72,7 +72,7 @@ def _game(board: str, rules: str) -> Smallholder:
     return Smallholder(board, rules)
 
 
-#: Default transposition-table size of each worker's exact search (per ruleset).
+#: Default transposition-table size of each worker's exact search (`Job.table_bytes`).
 EXACT_TABLE_BYTES = Job.table_bytes
 #: The jobs' searches look a position's children up in the table before searching one
 #: only at positions with more empty cells than this (`ExactSearch.etc_empty`; analyses

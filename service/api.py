@@ -293,10 +293,10 @@ class Tablebase:
 
 
 def _weak_game(game: str, options: dict[str, Any]) -> Any:
-    """The Smallholder game of the options (weak solves are for The Smallholder)."""
+    """The game of the options, if its description takes weak solves (The Smallholder)."""
     description = describe(game)
-    if game != "smallholder":
-        raise ServiceError(f"weak solves are for The Smallholder (Sparro's tables are complete): {game!r}")
+    if not description.weak_solves:
+        raise ServiceError(f"weak solves are for games whose tables do not fit (The Smallholder): {game!r}")
     return description.default_game(**options)
 
 

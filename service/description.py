@@ -34,6 +34,8 @@ class GameDescription(ABC):
     #: versions a stored table must carry to be used (the version policy: `service.tables`)
     rules_version: str
     solver_version: str
+    #: whether its start can be proved by a weak solve (`service.proof`) where no table fits
+    weak_solves: bool = False
     payload_dtype: str
     #: whether every ruleset's game graph is acyclic (the precondition of `solver.search.Search`)
     searchable: bool

@@ -153,6 +153,7 @@ class SmallholderDescription(GameDescription):
     name = GAME
     colours = (BLACK, WHITE)
     options = ("board", "ruleset", "rules")
+    weak_solves = True
     #: the boards the rules know, the named rulesets, and the defaults of every command
     boards: tuple[str, ...] = tuple(BOARD_ROWS)
     default_board = DEFAULT_BOARD

@@ -168,7 +168,7 @@ def test_weak_solve_export_and_check_agree_with_the_table(tmp_path: Path) -> Non
         table = tb.solve("smallholder", board="limping2", ruleset="stymie")
         report = tb.weak_solve(board="limping2", ruleset="stymie", job_budget=1000)
         lines = tb.export_proof(board="limping2", ruleset="stymie")
-        with pytest.raises(ServiceError, match="weak solves are for The Smallholder"):
+        with pytest.raises(ServiceError, match="weak solves are for games whose tables do not fit"):
             tb.weak_solve("sparro")
     assert report.value == table.summary["start_value"] == "loss" and report.winner == "W"
     checked = tablebase.check_proof(lines)

@@ -33,6 +33,7 @@ Example:
     tablebase check --db /tmp/sparro.sqlite --sample 1000 --json
     tablebase check --sample 0          # checksums and versions only
     tablebase check --proof limping3-nibbler.proof.tsv.gz
+    tablebase check --proof limping3-nibbler.proof.tsv.gz --journal limping3-nibbler.journal
     tablebase proof export smallholder --board hex3 | tablebase check --proof -""")
 @db_option
 @click.option("--sample", type=click.IntRange(0, 10**9), default=DEFAULT_SAMPLE, show_default=True,
@@ -53,10 +54,14 @@ Example:
                    "by the compiled search with another move order ('search'), or its value re-proved by the "
                    "proof-number search on reference-engine leaves ('reference': the rules engine alone, slow "
                    "beyond about 15 empty cells).")
+@click.option("--journal", "journal_path", type=click.Path(dir_okay=False), default=None, metavar="JOURNAL",
+              help="--proof: keep what the re-checks of big leaves find in this file (created if missing), "
+                   "each as soon as it is found; a check run again with the same JOURNAL takes those leaves "
+                   "from it, so a long check that was stopped resumes.")
 @json_option
 @silent_option
 def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof_path: str | None,
-          leaf_budget: int, leaf_check: str, as_json: bool, silent: bool) -> None:
+          leaf_budget: int, leaf_check: str, journal_path: str | None, as_json: bool, silent: bool) -> None:
     """Verify a tablebase file: the SQLite structure; every tier against the checksum
     recorded when it was written, and each table's checksum against its tiers; every
     table's rules and solver versions against this program's (a table from another
@@ -76,13 +81,19 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     rules engine (every move legal, every reply covered, no cycle, values and lengths
     consistent) and every leaf re-solved: by the reference engine when it has at most
     --leaf-budget positions, otherwise as --leaf-check says. The first problem found is
-    named with its line number and the exit status is 1.
+    named with its line number and the exit status is 1. A proof with hundreds of big
+    leaves takes hours to check: with --journal JOURNAL a stopped check resumes where it
+    stopped (the leaves the journal holds are compared with the proof, not solved again).
     """
+    if journal_path is not None and proof_path is None:
+        raise click.UsageError("--journal is for --proof FILE (a proof check's findings)")
     if proof_path is not None:
         if proof_path == "-":
-            proof_report = check_proof_lines(sys.stdin, "<stdin>", leaf_budget, weak_progress(silent), leaf_check)
+            proof_report = check_proof_lines(sys.stdin, "<stdin>", leaf_budget, weak_progress(silent), leaf_check,
+                                             journal_path)
         else:
-            proof_report = check_proof_file(proof_path, leaf_budget, weak_progress(silent), leaf_check)
+            proof_report = check_proof_file(proof_path, leaf_budget, weak_progress(silent), leaf_check,
+                                            journal_path)
         if as_json:
             click.echo(json.dumps(proof_report.as_json()))
         else:

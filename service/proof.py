@@ -5,7 +5,8 @@
   ``scheduler`` = a running Dask cluster), committed to the tablebase file as it goes;
   the same call resumes an interrupted run;
 * `export_proof(store, board, rules)`: the proved strategy as TSV lines;
-* `check_proof_file(path)`: verification of such a file by the rules alone.
+* `check_proof_file(path)`: verification of such a file by the rules alone (with a
+  ``journal`` file, a stopped check resumes: `db.check_journal`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from tablebase.db.check_journal import CheckJournal
 from tablebase.db.proofs import ProofStore
 from tablebase.db.store import StoreError, TablebaseStore
 from tablebase.games.base import LOSS, WIN, NotationError
@@ -240,23 +242,32 @@ def _lines(path: Path) -> Iterator[str]:
 
 
 def check_proof_file(path: str | Path, check_budget: int = DEFAULT_CHECK_BUDGET,
-                     progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK) -> CheckReport:
+                     progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
+                     journal: str | Path | None = None) -> CheckReport:
     """Verify a proof file (plain or .gz) by the rules alone; ServiceError names the problem."""
     path = Path(path)
     if not path.is_file():
         raise ServiceError(f"no proof file at {str(path)!r}")
-    return check_proof_lines(_lines(path), str(path), check_budget, progress, leaf_check)
+    if journal is not None and Path(journal).resolve() == path.resolve():
+        raise ServiceError(f"the check journal cannot be the proof file itself: {str(path)!r}")
+    return check_proof_lines(_lines(path), str(path), check_budget, progress, leaf_check, journal)
 
 
 def check_proof_lines(lines: Iterable[str], name: str, check_budget: int = DEFAULT_CHECK_BUDGET,
-                      progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK) -> CheckReport:
-    """Verify a proof given as its lines (``name`` says where they come from, in errors)."""
+                      progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
+                      journal: str | Path | None = None) -> CheckReport:
+    """Verify a proof given as its lines (``name`` says where they come from, in errors);
+    with ``journal`` (a file's path), what big leaves' re-checks find is kept there and
+    taken from there by a later check of the same proof (`db.check_journal`)."""
 
     def report(text: str) -> None:
         if progress:
             progress(ProgressEvent(f"check --proof {Path(name).name}", text))
 
     try:
-        return check_proof(lines, check_budget, report, leaf_check)
+        return check_proof(lines, check_budget, report, leaf_check,
+                           None if journal is None else CheckJournal(journal))
     except (ProofError, NotationError) as exc:
         raise ServiceError(f"{name!r} is not a valid proof: {exc}") from None
+    except StoreError as exc:
+        raise ServiceError(str(exc)) from None

@@ -176,6 +176,10 @@ def test_weak_solve_export_and_check_agree_with_the_table(tmp_path: Path) -> Non
     proof = tmp_path / "stymie.tsv"
     proof.write_text("".join(line + "\n" for line in lines))
     assert tablebase.check_proof(proof).rows == checked.rows
+    # with a journal, a second check takes the big leaves' findings from it
+    first = tablebase.check_proof(proof, check_budget=50, journal=tmp_path / "check.journal")
+    again = tablebase.check_proof(proof, check_budget=50, journal=tmp_path / "check.journal")
+    assert first.searched_leaves > 0 and (again.searched_leaves, again.journal_leaves) == (0, first.searched_leaves)
     with pytest.raises(ServiceError, match="not a valid proof"):
         tablebase.check_proof(lines[:-1] + ["x\tleaf\t\twin\t1"])
     with tablebase.open(tmp_path / "tb.sqlite") as reader, pytest.raises(StoreError, match="read-only"):

@@ -352,6 +352,82 @@ def test_check_re_solves_a_big_leaf_exactly_by_the_compiled_search():
         check_proof(_leaf_proof(18), leaf_check="guess")
 
 
+def test_a_check_journal_keeps_big_leaves_for_the_next_check(tmp_path):
+    from tablebase.service.errors import ServiceError
+    from tablebase.service.proof import check_proof_lines
+
+    journal = tmp_path / "check.journal"
+    first = check_proof_lines(_leaf_proof(18), "<proof>", 1_000, journal=journal)
+    assert (first.searched_leaves, first.journal_leaves) == (1, 0)
+    lines = journal.read_text().splitlines()
+    assert lines == ["# tablebase check journal: rules " + Smallholder("hex3", "nibbler").rules.spec
+                     + ", board hex3, leaf check search", f"{BIG_LEAF}\tvalue and remoteness\ta loss in 18"]
+    second = check_proof_lines(_leaf_proof(18), "<proof>", 1_000, journal=journal)
+    assert (second.searched_leaves, second.journal_leaves, second.depth) == (0, 1, 18)
+    assert "1 as the check journal holds them" in second.text() and second.as_json()["journal_leaves"] == 1
+    # what the journal holds is compared with the proof's claim like a fresh re-solve
+    with pytest.raises(ServiceError, match="an earlier check found 'value and remoteness' of the leaf to be "
+                                           "'a loss in 18', not 'a loss in 20'"):
+        check_proof_lines(_leaf_proof(20), "<proof>", 1_000, journal=journal)
+    # a finding the journal got wrong (here: edited by hand) is caught the same way
+    journal.write_text(lines[0] + "\n" + lines[1].replace("18", "16") + "\n")
+    with pytest.raises(ServiceError, match="to be 'a loss in 16', not 'a loss in 18'"):
+        check_proof_lines(_leaf_proof(18), "<proof>", 1_000, journal=journal)
+
+
+def test_a_check_journal_cut_short_by_a_kill_drops_its_last_line(tmp_path):
+    from tablebase.service.proof import check_proof_lines
+
+    journal = tmp_path / "check.journal"
+    check_proof_lines(_leaf_proof(18), "<proof>", 1_000, journal=journal)
+    whole = journal.read_text()
+    journal.write_text(whole + "../..B./... W\tvalue and rem")  # killed while writing a line
+    again = check_proof_lines(_leaf_proof(18), "<proof>", 1_000, journal=journal)
+    assert again.journal_leaves == 1 and journal.read_text() == whole
+
+
+def test_a_check_journal_of_another_check_or_no_journal_is_refused_and_left_alone(tmp_path):
+    from tablebase.service.errors import ServiceError
+    from tablebase.service.proof import check_proof_file, check_proof_lines
+
+    journal = tmp_path / "check.journal"
+    check_proof_lines(_leaf_proof(18), "<proof>", 1_000, journal=journal)
+    before = journal.read_bytes()
+    with pytest.raises(ServiceError, match="belongs to another check .*leaf check search.*leaf check reference"):
+        check_proof_lines(_leaf_proof(18), "<proof>", 1_000, None, "reference", journal)
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes\n")
+    with pytest.raises(ServiceError, match="is not a check journal .*'my notes'"):
+        check_proof_lines(_leaf_proof(18), "<proof>", 1_000, journal=other)
+    proof = tmp_path / "leaf.tsv"
+    proof.write_text("\n".join(_leaf_proof(18)) + "\n")
+    with pytest.raises(ServiceError, match="cannot be the proof file itself"):
+        check_proof_file(proof, 1_000, journal=proof)
+    broken = tmp_path / "broken.journal"
+    broken.write_text(before.decode().splitlines()[0] + "\nno tabs here\n")
+    with pytest.raises(ServiceError, match="line 2 of the check journal .* is not 'position<tab>question<tab>answer'"):
+        check_proof_lines(_leaf_proof(18), "<proof>", 1_000, journal=broken)
+    assert journal.read_bytes() == before and other.read_text() == "my notes\n"
+    assert proof.read_text().startswith("#") and broken.read_text().endswith("no tabs here\n")
+
+
+@pytest.mark.slow
+def test_a_check_journal_keeps_re_proved_leaves_too(limping2_proof, tmp_path):
+    journal = tmp_path / "check.journal"
+    first = check_proof(limping2_proof, check_budget=50, leaf_check="reference", journal=_journal(journal))
+    assert first.reproved_leaves > 0 and first.journal_leaves == 0
+    answers = [line.split("\t")[1:] for line in journal.read_text().splitlines()[1:]]
+    assert answers and all(answer == ["a win for black?", "yes"] for answer in answers)  # Black's win
+    second = check_proof(limping2_proof, check_budget=50, leaf_check="reference", journal=_journal(journal))
+    assert (second.reproved_leaves, second.journal_leaves) == (0, len(answers))
+
+
+def _journal(path: Path):  # noqa: ANN202 (db's journal file)
+    from tablebase.db.check_journal import CheckJournal
+
+    return CheckJournal(path)
+
+
 def _rows(lines: list[str]) -> tuple[list[str], list[list[str]]]:
     head = [line for line in lines if line.startswith("#") or line.startswith("position\t")]
     return head, [line.split("\t") for line in lines[len(head):]]
@@ -623,6 +699,22 @@ def cli_input(stdin: str | None, *args: str):  # noqa: ANN201 (click's Result)
     from tablebase.cli.main import main
 
     return CliRunner().invoke(main, list(args), input=stdin)
+
+
+def test_check_with_a_journal_through_the_command(tmp_path):
+    proof, journal = tmp_path / "leaf.tsv", tmp_path / "check.journal"
+    proof.write_text("\n".join(_leaf_proof(18)) + "\n")
+    runs = [cli("check", "--proof", str(proof), "--leaf-budget", "1000", "--journal", str(journal), "--json", "-s")
+            for _ in range(2)]
+    assert all(run.exit_code == 0 for run in runs), [run.output for run in runs]
+    first, second = (json.loads(run.stdout) for run in runs)
+    assert (first["searched_leaves"], first["journal_leaves"]) == (1, 0)
+    assert (second["searched_leaves"], second["journal_leaves"]) == (0, 1)
+    alone = cli("check", "--journal", str(journal))
+    assert alone.exit_code == 2 and "--journal is for --proof FILE" in alone.output
+    refused = cli("check", "--proof", str(proof), "--leaf-check", "reference", "--journal", str(journal))
+    assert refused.exit_code == 1 and "belongs to another check" in refused.stderr
+    assert "Traceback" not in refused.output
 
 
 def test_a_draw_through_the_commands(tmp_path):

@@ -34,13 +34,19 @@ subgraph search when it is small enough; a bigger one (``leaf_check``):
 * ``reference``: its value re-proved by the proof-number search with the opposite move
   order and reference-engine leaves (the rules engine alone; slow beyond ~15 empty cells,
   and the leaf's remoteness is not re-checked).
+
+A check of a proof with hundreds of big leaves takes hours. With a ``journal``
+(`LeafJournal`), what each big leaf's re-check found is recorded as soon as it is found,
+and a check run again with the same journal (rules, board and leaf check the same) takes
+those findings from it instead of solving the leaves again: a stopped check resumes. A
+journal's finding is compared with the row's claim like a fresh one.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Protocol
 
 from tablebase.games.base import DRAW, LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, IllegalMoveError, Position, Smallholder, opponent, parse_rules
@@ -62,6 +68,25 @@ LEAF_CHECKS = ("search", "reference")
 DEFAULT_LEAF_CHECK = "search"
 #: Transposition-table size of the compiled re-solve of big leaves.
 CHECK_TABLE_BYTES = 1 << 30
+#: The question a check journal's finding answers about a leaf re-solved by the search.
+EXACT_QUESTION = "value and remoteness"
+
+
+class LeafJournal(Protocol):
+    """What the re-checks of big leaves found, kept across checks (see the module doc)."""
+
+    #: where the journal is, for messages
+    name: str
+
+    def open(self, check: str) -> None:
+        """Bind to the check described by ``check`` (rules, board, leaf check); an
+        error if the journal holds another check's findings."""
+
+    def recall(self, position: str, question: str) -> str | None:
+        """The answer an earlier check found to ``question`` about ``position``, if any."""
+
+    def record(self, position: str, question: str, answer: str) -> None:
+        """Keep an answer for good (on disk before this returns)."""
 
 
 class ProofError(ValueError):
@@ -262,6 +287,7 @@ class CheckReport:
     resolved_leaves: int = 0  # re-solved exactly (value and remoteness) by the reference engine
     searched_leaves: int = 0  # too big: re-solved exactly by the compiled search, another move order
     reproved_leaves: int = 0  # too big: value re-proved by the proof-number search on the reference engine
+    journal_leaves: int = 0  # too big: what an earlier check found, taken from the check journal
     depth: int = 0  # the root's remoteness as a win's proof claims it
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -269,7 +295,9 @@ class CheckReport:
     def text(self) -> str:
         leaves = (f"{self.leaves:,} leaves: {self.terminal_leaves:,} finished games, {self.resolved_leaves:,} "
                   f"re-solved by the reference engine, {self.searched_leaves:,} re-solved by the compiled search, "
-                  f"{self.reproved_leaves:,} re-proved), checked in {self.seconds:.1f} s")
+                  f"{self.reproved_leaves:,} re-proved"
+                  + (f", {self.journal_leaves:,} as the check journal holds them" if self.journal_leaves else "")
+                  + f"), checked in {self.seconds:.1f} s")
         if self.draw:
             return (f"a valid proof that {self.root!r} is a draw under {self.rules} (each side has a strategy "
                     f"that does not lose): {self.rows:,} rows ({self.holder_rows:,} holder, "
@@ -284,7 +312,7 @@ class CheckReport:
                 "holder_rows": self.holder_rows, "opponent_rows": self.opponent_rows,
                 "leaves": self.leaves, "terminal_leaves": self.terminal_leaves,
                 "resolved_leaves": self.resolved_leaves, "searched_leaves": self.searched_leaves,
-                "reproved_leaves": self.reproved_leaves,
+                "reproved_leaves": self.reproved_leaves, "journal_leaves": self.journal_leaves,
                 "remoteness": None if self.draw else self.depth, "seconds": round(self.seconds, 3), "ok": True}
 
 
@@ -347,7 +375,8 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, str], list[Section]]:
 
 
 def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
-                progress: Callable[[str], None] | None = None, leaf_check: str = DEFAULT_LEAF_CHECK) -> CheckReport:
+                progress: Callable[[str], None] | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
+                journal: LeafJournal | None = None) -> CheckReport:
     """Verify a proof file (see the module doc); ProofError names the first problem."""
     if leaf_check not in LEAF_CHECKS:
         raise ValueError(f"leaf_check must be one of {', '.join(LEAF_CHECKS)}, not {leaf_check!r}")
@@ -371,6 +400,8 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
     if not winner and sorted(holders) != ["B", "W"]:
         raise ProofError(f"a draw's proof holds two strategies, '(holder B)' and '(holder W)': found "
                          f"{', '.join(h or 'a win' for h in holders)}")
+    if journal is not None:
+        journal.open(f"rules {game.rules.spec}, board {game.board.name}, leaf check {leaf_check}")
     report = CheckReport(game.rules_name, game.board.name, game.format(root), winner,
                          rows=sum(len(rows) for _, rows in sections), draw=not winner)
     leaf_checks: list[LeafCheck] = []
@@ -379,7 +410,7 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
     else:
         for holder, rows in sections:
             _check_holding(game, root, holder, _rows_by_position(game, rows), report, leaf_checks)
-    _check_leaves(game, leaf_checks, check_budget, leaf_check, report, progress)
+    _check_leaves(game, leaf_checks, check_budget, leaf_check, report, progress, journal)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -577,8 +608,8 @@ def _verify_length(game: Smallholder, pos: Position, row: Row, number: int, remo
     return expected
 
 
-def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget: int,
-                  leaf_check: str, report: CheckReport, progress: Callable[[str], None] | None) -> None:
+def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget: int, leaf_check: str,
+                  report: CheckReport, progress: Callable[[str], None] | None, journal: LeafJournal | None) -> None:
     # imported here: the driver imports this package's tree, not the other way round
     from tablebase.solver.proof.driver import ProofSearch, SearchSettings
     from tablebase.solver.smallholder_search import LocalSearch
@@ -591,36 +622,52 @@ def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget:
     last = time.perf_counter()
     for done, (number, row, pos, attacker, wins) in enumerate(leaf_checks, start=1):
         claimed = Outcome(VALUES[row.value], row.remoteness)
-        empty = game.board.size - (pos.black | pos.white).bit_count()
-        outcome = None
-        if leaf_check == "reference" or empty < too_big_from:
-            outcome = search.solve(pos)
-            search.table.clear()
-        if outcome is None and leaf_check == "search":
-            too_big_from = min(too_big_from, empty)
-            if compiled_search is None:
-                from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
-
-                # without the reply-count ordering the jobs' search used: another move order
-                compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False)
-            outcome = compiled_search.solve(pos, progress=None if progress is None else (
-                lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(leaf_checks):,} "
-                                                    f"(line {number}): {nodes:,} positions")))
-            report.searched_leaves += 1
-        elif outcome is not None:
-            report.resolved_leaves += 1
-        if outcome is not None:
-            if outcome != claimed:
-                raise ProofError(f"line {number}: the leaf is {_outcome_text(outcome)}, not "
-                                 f"{_outcome_text(claimed)}: {row.position!r}")
+        # what a big leaf's re-check answers, as the journal keeps it
+        if leaf_check == "search":
+            question, claim = EXACT_QUESTION, _outcome_text(claimed)
         else:
-            # the value alone: the attacker's win proved (a win's leaf) or disproved (a draw's)
-            settings = SearchSettings(node_budget=check_budget, solver="reference", order="last")
-            result = ProofSearch(game, pos, attacker, InlineExecutor(), 1, settings).run()
-            if result.status != ("proved" if wins else "disproved"):
-                raise ProofError(f"line {number}: the leaf could not be re-proved {'a' if wins else 'not a'} win "
-                                 f"for {COLOUR_NAMES[attacker]} ({result.status}): {row.position!r}")
-            report.reproved_leaves += 1
+            question, claim = f"a win for {COLOUR_NAMES[attacker]}?", "yes" if wins else "no"
+        recalled = journal.recall(row.position, question) if journal is not None else None
+        if journal is not None and recalled is not None:
+            if recalled != claim:
+                raise ProofError(f"line {number}: an earlier check found {question!r} of the leaf to be {recalled!r}, "
+                                 f"not {claim!r} (the check journal {journal.name!r}): {row.position!r}")
+            report.journal_leaves += 1
+        else:
+            empty = game.board.size - (pos.black | pos.white).bit_count()
+            outcome = None
+            if leaf_check == "reference" or empty < too_big_from:
+                outcome = search.solve(pos)
+                search.table.clear()
+            if outcome is None and leaf_check == "search":
+                too_big_from = min(too_big_from, empty)
+                if compiled_search is None:
+                    from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
+
+                    # without the reply-count ordering the jobs' search used: another move order
+                    compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False)
+                outcome = compiled_search.solve(pos, progress=None if progress is None else (
+                    lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(leaf_checks):,} "
+                                                        f"(line {number}): {nodes:,} positions")))
+                report.searched_leaves += 1
+                if journal is not None and outcome is not None:
+                    journal.record(row.position, question, _outcome_text(outcome))
+            elif outcome is not None:
+                report.resolved_leaves += 1
+            if outcome is not None:
+                if outcome != claimed:
+                    raise ProofError(f"line {number}: the leaf is {_outcome_text(outcome)}, not "
+                                     f"{_outcome_text(claimed)}: {row.position!r}")
+            else:
+                # the value alone: the attacker's win proved (a win's leaf) or disproved (a draw's)
+                settings = SearchSettings(node_budget=check_budget, solver="reference", order="last")
+                result = ProofSearch(game, pos, attacker, InlineExecutor(), 1, settings).run()
+                if result.status in ("proved", "disproved") and journal is not None:
+                    journal.record(row.position, question, "yes" if result.status == "proved" else "no")
+                if result.status != ("proved" if wins else "disproved"):
+                    raise ProofError(f"line {number}: the leaf could not be re-proved {'a' if wins else 'not a'} win "
+                                     f"for {COLOUR_NAMES[attacker]} ({result.status}): {row.position!r}")
+                report.reproved_leaves += 1
         if progress is not None and (time.perf_counter() - last > 2 or done == len(leaf_checks)):
             last = time.perf_counter()
             progress(f"checked {done:,} of {len(leaf_checks):,} leaves")

@@ -254,7 +254,8 @@ Example:
 @click.option("--budget", type=BUDGET_RANGE, default=DESCRIPTION.search_budget, show_default=True,
               help="Positions the search may explore per probed position.")
 @click.option("--time", "seconds", type=Seconds(), default=DEFAULT_SEARCH_SECONDS, show_default=True,
-              help="Wall-clock seconds the search may take per probed position ('unknown' after that).")
+              help="Wall-clock seconds the search may take per probed position ('unknown' after that; 0: no "
+                   "time bound, only --budget).")
 @_unreachable_option
 @pv_option
 @silent_option
@@ -283,7 +284,7 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
 
     options: dict[str, Any] = {"board": board, "ruleset": ruleset, "rules": spec,
                                "allow_unreachable": allow_unreachable, "pv": as_json or show_pv}
-    search: dict[str, Any] = {"budget": budget, "seconds": seconds, "progress": progress_printer(silent),
+    search: dict[str, Any] = {"budget": budget, "seconds": seconds or None, "progress": progress_printer(silent),
                               "fallback": True}
     if not Path(db_path).exists():
         answers = probe_answers(DESCRIPTION, None, search=use_search, **search, **options)

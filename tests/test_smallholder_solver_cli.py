@@ -151,6 +151,17 @@ def test_probe_search_finds_a_draw() -> None:
     assert result.stdout == "WWB/BB.B/B.WBW/W..W/WBB W: W to move, draw; moves: d3 draw, d2 loss 2\n"
 
 
+def test_probe_time_0_means_no_time_bound() -> None:
+    """--time 0 bounds the search by --budget alone (as in puzzles generate): a 17-empty
+    hex4 position (of a random game) is answered, not "unknown" at once."""
+    text = ".WBB/BW.W./WB..W./BW..WB./WBW.WB/....B/B... B"
+    unbounded = run("probe", "smallholder", text, "--time", "0", "--json")
+    assert unbounded.exit_code == 0, unbounded.output
+    bounded = run("probe", "smallholder", text, "--json")
+    assert json.loads(unbounded.stdout) == json.loads(bounded.stdout)
+    assert json.loads(bounded.stdout)["value"] == "win"
+
+
 def test_probe_answers_carry_the_pv_only_when_asked() -> None:
     """The text answer without --pv spares the search the principal variation's extra
     searches; JSON and --pv carry it."""

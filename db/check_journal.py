@@ -33,9 +33,6 @@ class CheckJournal:
         self._answers: dict[tuple[str, str], str] = {}
         self._opened = False
 
-    def __len__(self) -> int:
-        return len(self._answers)
-
     def open(self, check: str) -> None:
         """Read the journal of ``check`` (created if missing or empty)."""
         header = f"{JOURNAL_PREFIX}{check}\n"

@@ -258,7 +258,8 @@ def check_proof_lines(lines: Iterable[str], name: str, check_budget: int = DEFAU
                       journal: str | Path | None = None) -> CheckReport:
     """Verify a proof given as its lines (``name`` says where they come from, in errors);
     with ``journal`` (a file's path), what big leaves' re-checks find is kept there and
-    taken from there by a later check of the same proof (`db.check_journal`)."""
+    taken from there by a later check of the same rules, board and leaf check
+    (`db.check_journal`)."""
 
     def report(text: str) -> None:
         if progress:

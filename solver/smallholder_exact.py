@@ -349,11 +349,15 @@ class ExactSearch:
         return line
 
     @_one_at_a_time
-    def solve(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> Outcome | None:
-        """The exact outcome of ``pos`` for the side to move, or None (unknown)."""
+    def solve(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None,
+              guess: Outcome | None = None) -> Outcome | None:
+        """The exact outcome of ``pos`` for the side to move, or None (unknown). A
+        ``guess`` of it (a claim being checked, a sibling's outcome) is where MTD(f)
+        starts: the nearer the fewer null-window searches (BENCHMARKS.md), the answer
+        the same whatever it is."""
         self._start(budget, progress)
         self._searching = pos
-        return self._outcomes([pos])[0]
+        return self._outcomes([pos], first_guess=0 if guess is None else score_of_outcome(guess))[0]
 
     @_one_at_a_time
     def value(self, pos: Position, budget: Budget = Budget(), progress: Progress | None = None) -> int | None:
@@ -392,10 +396,11 @@ class ExactSearch:
             return None
         return SplitSearch(self, self._workers, _symmetry_onto)
 
-    def _scores(self, positions: Sequence[Position]) -> list[int | None]:
+    def _scores(self, positions: Sequence[Position], first_guess: int = 0) -> list[int | None]:
         """The exact scores of ``positions`` (None: unknown), searched on `threads` threads
         at once that share the table, each taking the next position not yet taken; the
-        scores do not depend on it. Call `_start` first: the budget holds for them all."""
+        scores do not depend on it. Each thread's first MTD(f) starts at ``first_guess``.
+        Call `_start` first: the budget holds for them all."""
         scores: list[int | None] = [None] * len(positions)
         # one position alone is split over the threads (`_split`), several take one each
         split = self._split(positions[0]) if len(positions) == 1 else None
@@ -404,7 +409,7 @@ class ExactSearch:
         failures: list[BaseException] = []
 
         def run(worker: _Worker) -> None:
-            guess = 0  # siblings tend to have close scores: start each MTD(f) at the previous one
+            guess = first_guess  # siblings tend to have close scores: start each MTD(f) at the previous one
             try:
                 while not self.control[kernel.STOP]:
                     with taking:
@@ -431,16 +436,18 @@ class ExactSearch:
             raise failures[0]
         return scores
 
-    def _outcomes(self, positions: Sequence[Position], last_alone: bool = False) -> list[Outcome | None]:
+    def _outcomes(self, positions: Sequence[Position], last_alone: bool = False,
+                  first_guess: int = 0) -> list[Outcome | None]:
         """The exact outcomes of ``positions`` for their side to move (None: unknown): a
-        finished game is a loss in 0, the others are searched (`_scores`). With
-        ``last_alone`` the last one is searched only once the others are done."""
+        finished game is a loss in 0, the others are searched (`_scores`, from
+        ``first_guess``). With ``last_alone`` the last one is searched only once the others
+        are done."""
         game = self.game
         playing = [i for i, pos in enumerate(positions) if game.moves(pos)]
         batches = [playing[:-1], playing[-1:]] if last_alone else [playing]
         outcomes: list[Outcome | None] = [Outcome(LOSS, 0)] * len(positions)
         for batch in batches:
-            for i, score in zip(batch, self._scores([positions[i] for i in batch])):
+            for i, score in zip(batch, self._scores([positions[i] for i in batch], first_guess)):
                 outcomes[i] = None if score is None else outcome_of_score(score)
         return outcomes
 

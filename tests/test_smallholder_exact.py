@@ -49,15 +49,21 @@ def check_against(game: Smallholder, positions: list, reference) -> int:  # type
     found by an analysis answers it: on one thread with the weak solve's jobs' fewer table
     look-ups of children, and split over two from every position), and so does the exact
     result of the position alone searched split over two threads (MTD(f) on the split);
-    the number of draws met."""
+    the number of draws met. A first guess for MTD(f), the true outcome or a wrong one,
+    changes no answer."""
     from tablebase.solver.proof.jobs import JOB_ETC_EMPTY
 
     search = ExactSearch(game, table_bytes=TABLE)
     values = ExactSearch(game, table_bytes=TABLE, threads=1, etc_empty=JOB_ETC_EMPTY)
     split_values = ExactSearch(game, table_bytes=TABLE, threads=2, split_empty=0)
     split_exact = ExactSearch(game, table_bytes=TABLE, threads=2, split_empty=0)
+    guessed = ExactSearch(game, table_bytes=TABLE)
+    rng = random.Random(len(positions))
     draws = 0
     for pos in positions:
+        truth = reference(pos)
+        wrong = [Outcome(DRAW, None), Outcome(-truth.value, 1), Outcome(truth.value, (truth.remoteness or 0) + 3)]
+        assert guessed.solve(pos, guess=rng.choice([truth] + wrong)) == truth, game.format(pos)
         for probed in [pos] + [child for _, child in game.children(pos)]:
             assert values.value(probed) == reference(probed).value, game.format(probed)
             assert split_values.value(probed) == reference(probed).value, game.format(probed)

@@ -646,7 +646,8 @@ def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget:
 
                     # without the reply-count ordering the jobs' search used: another move order
                     compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False)
-                outcome = compiled_search.solve(pos, progress=None if progress is None else (
+                # from the claim (a start of MTD(f), the answer the same whatever it is)
+                outcome = compiled_search.solve(pos, guess=claimed, progress=None if progress is None else (
                     lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(leaf_checks):,} "
                                                         f"(line {number}): {nodes:,} positions")))
                 report.searched_leaves += 1

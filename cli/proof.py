@@ -56,7 +56,8 @@ def export_smallholder(board: str, ruleset: str | None, spec: str | None, positi
 
     A proof found with '--leaf-solver value' has leaves whose value alone is known:
     the export finds each one's remoteness with the exact search, which can take a while
-    for a big proof (progress on stderr, a line per leaf). What it finds is stored in
+    for a big proof (progress on stderr: how many leaves, then a line per leaf with
+    the time left at the pace so far). What it finds is stored in
     the file (unless it is read-only), so an export stopped midway goes on from there.
     """
     SMALLHOLDER.check_board(board)  # a bad board or rules is named before the file is looked at

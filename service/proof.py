@@ -28,7 +28,7 @@ from tablebase.service.smallholder import exact_search, game_of
 from tablebase.solver.probe import Outcome
 from tablebase.solver.proof.certificate import (
     DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, ProofError, check_proof, draw_lines,
-    format_rows, holding_rows, proof_header, proof_rows)
+    Row, format_rows, holding_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
 from tablebase.solver.proof.executors import ExecutorError, describe, open_executor
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
@@ -152,21 +152,23 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
 
 
 def _leaf_distance(game: Smallholder, proofs: ProofStore, leaves: dict[int, tuple[int, int | None]],
-                   progress: Progress | None) -> Callable[[Position], int]:
+                   progress: Progress | None, pending: int) -> Callable[[Position], int]:
     """The exact remoteness of a proof's leaf whose value alone was proved (the ``value``
     leaf solver): the exact search, without a budget (a leaf job proved the value within
     its budget; the remoteness takes a few times that, BENCHMARKS.md). Its search starts
     from the leaf's proved value and the remoteness the previous leaf had (the proof's
     neighbouring leaves are alike), which saves null-window searches. Each one found is
     stored at once unless the file is read-only, so an export stopped midway goes on
-    from there; progress reports each leaf."""
+    from there; progress reports each leaf, of the ``pending`` ones, and the time left at
+    the pace so far."""
     task = f"proof export {game.rules_name}"
+    searching = 0.0  # seconds spent on the leaves found so far
     found: dict[int, int] = {}  # canonical key -> remoteness (a leaf the proof reaches twice)
     storing = not proofs.store.readonly
     last: list[int] = []  # the remoteness of the leaf found last
 
     def distance(pos: Position) -> int:
-        nonlocal storing
+        nonlocal storing, searching
         key = game.canonical_key(pos)
         if key in found:
             return found[key]
@@ -184,9 +186,12 @@ def _leaf_distance(game: Smallholder, proofs: ProofStore, leaves: dict[int, tupl
             except StoreError as exc:  # the export goes on; only a later one redoes the search
                 storing = False
                 note = f"; not stored: {exc}"
+        seconds = time.perf_counter() - started
+        searching += seconds
         if progress is not None:
-            progress(ProgressEvent(task, f"leaf {len(found)}, remoteness {outcome.remoteness} in "
-                                         f"{time.perf_counter() - started:.1f} s: {game.format(pos)}{note}"))
+            left = searching / len(found) * max(pending - len(found), 0)
+            progress(ProgressEvent(task, f"leaf {game.format(pos)}: remoteness {outcome.remoteness} in {seconds:.1f} s "
+                                         f"(about {left / 60:.0f} min left){note}", len(found), pending))
         return outcome.remoteness
 
     return distance
@@ -206,27 +211,40 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
     proved = [run for run in runs if run.status == "proved"]
     disproved = [run for run in runs if run.status == "disproved"]
     leaves = proofs.leaves("smallholder", game.rules_name)
-    distance = _leaf_distance(game, proofs, leaves, progress)
-    if not proved and len(disproved) == 2:  # a draw: each disproof is the other side's drawing strategy
-        try:
-            strategies = {opponent(run.goal): list(holding_rows(game, root, opponent(run.goal), proofs.settled(run.id),
-                                                                leaves, distance))
-                          for run in sorted(disproved, key=lambda run: run.goal == root.to_move)}
-        except ProofError as exc:
-            raise ServiceError(str(exc)) from None
-        size = sum(len(rows) for rows in strategies.values())
-        yield from draw_lines(game, root, strategies, _notes(disproved, size))
-        return
-    if not proved:
+    drawn = not proved and len(disproved) == 2  # a draw: each disproof is the other side's drawing strategy
+    if not proved and not drawn:
         what = ", ".join(f"{COLOUR_NAMES[run.goal]} wins? {run.status}" for run in runs) or "no weak solve stored"
         raise ServiceError(f"no proof of {game.format(root)!r} under {game.rules_name} in {str(store.path)!r} "
                            f"({what}); run 'tablebase solve smallholder --weak' first")
-    run = proved[0]
-    try:
-        rows = list(proof_rows(game, root, run.goal, proofs.settled(run.id), leaves, distance))
-    except ProofError as exc:
-        raise ServiceError(str(exc)) from None
-    yield from proof_header(game, root, run.goal, _notes([run], len(rows)))
+
+    def strategies(distance: Callable[[Position], int]) -> dict[str, list[Row]]:
+        """The rows of each strategy (the winner's, or both sides' in a draw) by holder."""
+        try:
+            if drawn:
+                return {opponent(run.goal): list(holding_rows(game, root, opponent(run.goal), proofs.settled(run.id),
+                                                              leaves, distance))
+                        for run in sorted(disproved, key=lambda run: run.goal == root.to_move)}
+            return {proved[0].goal: list(proof_rows(game, root, proved[0].goal, proofs.settled(proved[0].id),
+                                                    leaves, distance))}
+        except ProofError as exc:
+            raise ServiceError(str(exc)) from None
+
+    pending: set[int] = set()  # the leaves without a remoteness, found by a walk that searches nothing
+
+    def note_pending(pos: Position) -> int:
+        pending.add(game.canonical_key(pos))
+        return 0
+
+    strategies(note_pending)
+    if pending and progress is not None:
+        progress(ProgressEvent(f"proof export {game.rules_name}",
+                               f"{len(pending):,} leaves to give a remoteness by the exact search"))
+    found = strategies(_leaf_distance(game, proofs, leaves, progress, len(pending)))
+    if drawn:
+        yield from draw_lines(game, root, found, _notes(disproved, sum(len(rows) for rows in found.values())))
+        return
+    rows = found[proved[0].goal]
+    yield from proof_header(game, root, proved[0].goal, _notes(proved[:1], len(rows)))
     yield from format_rows(rows)
 
 

@@ -150,11 +150,15 @@ def test_value_leaves_export_with_their_remoteness_and_check(tmp_path):
     with TablebaseStore(db) as store:
         events: list = []
         assert list(export_proof(store, "hex3", game.rules, game.format(root), events.append)) == lines
-        assert events and all("remoteness" in str(event) for event in events)
         found = ProofStore(store).leaves("smallholder", game.rules_name)
+    # first how many leaves need a search, then one event per leaf, counted
+    announced, searched = events[0], events[1:]
+    assert announced.text == f"{len(searched)} leaves to give a remoteness by the exact search", announced
+    assert searched and all((e.done, e.total) == (i, len(searched)) and "remoteness" in e.text and "min left" in e.text
+                            for i, e in enumerate(searched, start=1)), searched
     # the remoteness found is stored: a second export searches nothing and writes the same
     assert sum(r is None and v != DRAW for v, r in found.values()) == \
-        sum(r is None and v != DRAW for v, r in leaves.values()) - len(events)
+        sum(r is None and v != DRAW for v, r in leaves.values()) - len(searched)
     def no_search(game):  # noqa: ARG001
         raise AssertionError("the export searched a leaf whose remoteness is stored")
 

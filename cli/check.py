@@ -26,6 +26,16 @@ from tablebase.service.check import DEFAULT_SAMPLE, DEFAULT_SEARCH_BUDGET, check
 from tablebase.service.proof import (
     DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, check_proof_file, check_proof_lines)
 
+#: Options of one kind of check, refused with the other (they would be silently ignored).
+PROOF_OPTIONS = {"leaf_budget": "--leaf-budget", "leaf_check": "--leaf-check", "journal_path": "--journal"}
+TABLE_OPTIONS = {"sample": "--sample", "seed": "--seed", "search_budget": "--search-budget"}
+
+
+def _given_options(ctx: click.Context) -> set[str]:
+    """The option names (as typed) of the parameters given on the command line."""
+    return {option for options in (PROOF_OPTIONS, TABLE_OPTIONS) for name, option in options.items()
+            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE}
+
 
 @main.command("check", epilog="""\b
 Example:
@@ -77,7 +87,8 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     sampled positions). The report goes to stdout (one JSON object with --json); the exit
     status is 1 if anything failed.
 
-    With --proof FILE, no tablebase is read: the proof is verified with the per-position
+    With --proof FILE, no tablebase is read (--sample, --seed and --search-budget are
+    refused with it, --leaf-budget, --leaf-check and --journal without it): the proof is verified with the per-position
     rules engine (every move legal, every reply covered, no cycle, values and lengths
     consistent) and every leaf re-solved: by the reference engine when it has at most
     --leaf-budget positions, otherwise as --leaf-check says. The first problem found is
@@ -85,8 +96,11 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     leaves takes hours to check: with --journal JOURNAL a stopped check resumes where it
     stopped (the leaves the journal holds are compared with the proof, not solved again).
     """
-    if journal_path is not None and proof_path is None:
-        raise click.UsageError("--journal is for --proof FILE (a proof check's findings)")
+    given = _given_options(click.get_current_context())
+    if proof_path is None and (misplaced := [opt for opt in PROOF_OPTIONS.values() if opt in given]):
+        raise click.UsageError(f"{misplaced[0]} is for --proof FILE (a proof's check), not a tablebase's")
+    if proof_path is not None and (misplaced := [opt for opt in TABLE_OPTIONS.values() if opt in given]):
+        raise click.UsageError(f"{misplaced[0]} is for a tablebase's check; --proof FILE reads no tablebase")
     if proof_path is not None:
         if proof_path == "-":
             proof_report = check_proof_lines(sys.stdin, "<stdin>", leaf_budget, weak_progress(silent), leaf_check,

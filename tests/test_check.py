@@ -230,3 +230,17 @@ def test_smallholder_tables_are_checked(tmp_path: Path) -> None:
     bad = run("--db", str(path), "--sample", "100", "--json")
     assert_clean_failure(bad)
     assert report(bad)["tables"][0]["failures"]
+
+
+@pytest.mark.parametrize("option, value", [("--leaf-budget", "5"), ("--leaf-check", "reference"), ("--journal", "j")])
+def test_proof_options_without_a_proof_are_refused(tmp_path: Path, option: str, value: str) -> None:
+    result = run("--db", str(tmp_path / "none.sqlite"), option, value)
+    assert result.exit_code == 2 and f"{option} is for --proof FILE" in result.output, result.output
+
+
+@pytest.mark.parametrize("option, value", [("--sample", "200"), ("--seed", "1"), ("--search-budget", "10")])
+def test_table_options_with_a_proof_are_refused(tmp_path: Path, option: str, value: str) -> None:
+    proof = tmp_path / "p.tsv"
+    proof.write_text("not read\n")
+    result = run("--proof", str(proof), option, value)
+    assert result.exit_code == 2 and f"{option} is for a tablebase's check" in result.output, result.output

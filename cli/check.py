@@ -31,10 +31,11 @@ PROOF_OPTIONS = {"leaf_budget": "--leaf-budget", "leaf_check": "--leaf-check", "
 TABLE_OPTIONS = {"sample": "--sample", "seed": "--seed", "search_budget": "--search-budget"}
 
 
-def _given_options(ctx: click.Context) -> set[str]:
-    """The option names (as typed) of the parameters given on the command line."""
-    return {option for options in (PROOF_OPTIONS, TABLE_OPTIONS) for name, option in options.items()
-            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE}
+def _given(options: dict[str, str]) -> list[str]:
+    """Those of ``options`` (parameter name -> option as typed) given on the command line."""
+    ctx = click.get_current_context()
+    return [option for name, option in options.items()
+            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
 
 
 @main.command("check", epilog="""\b
@@ -96,10 +97,9 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     leaves takes hours to check: with --journal JOURNAL a stopped check resumes where it
     stopped (the leaves the journal holds are compared with the proof, not solved again).
     """
-    given = _given_options(click.get_current_context())
-    if proof_path is None and (misplaced := [opt for opt in PROOF_OPTIONS.values() if opt in given]):
+    if proof_path is None and (misplaced := _given(PROOF_OPTIONS)):
         raise click.UsageError(f"{misplaced[0]} is for --proof FILE (a proof's check), not a tablebase's")
-    if proof_path is not None and (misplaced := [opt for opt in TABLE_OPTIONS.values() if opt in given]):
+    if proof_path is not None and (misplaced := _given(TABLE_OPTIONS)):
         raise click.UsageError(f"{misplaced[0]} is for a tablebase's check; --proof FILE reads no tablebase")
     if proof_path is not None:
         if proof_path == "-":

@@ -151,6 +151,10 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
                            winner, result.goals, time.perf_counter() - started, moves)
 
 
+def _export_task(game: Smallholder) -> str:
+    return f"proof export {game.rules_name}"
+
+
 def _leaf_distance(game: Smallholder, proofs: ProofStore, leaves: dict[int, tuple[int, int | None]],
                    progress: Progress | None, pending: int) -> Callable[[Position], int]:
     """The exact remoteness of a proof's leaf whose value alone was proved (the ``value``
@@ -161,11 +165,10 @@ def _leaf_distance(game: Smallholder, proofs: ProofStore, leaves: dict[int, tupl
     stored at once unless the file is read-only, so an export stopped midway goes on
     from there; progress reports each leaf, of the ``pending`` ones, and the time left at
     the pace so far."""
-    task = f"proof export {game.rules_name}"
+    task = _export_task(game)
     searching = 0.0  # seconds spent on the leaves found so far
     found: dict[int, int] = {}  # canonical key -> remoteness (a leaf the proof reaches twice)
     storing = not proofs.store.readonly
-    last: list[int] = []  # the remoteness of the leaf found last
 
     def distance(pos: Position) -> int:
         nonlocal storing, searching
@@ -173,12 +176,12 @@ def _leaf_distance(game: Smallholder, proofs: ProofStore, leaves: dict[int, tupl
         if key in found:
             return found[key]
         started = time.perf_counter()
-        guessed = last[0] if last else game.board.size - (pos.black | pos.white).bit_count()
+        # the leaf found last (dicts keep their order), or for the first one its empty cells
+        guessed = next(reversed(found.values())) if found else game.board.size - (pos.black | pos.white).bit_count()
         outcome = exact_search(game).solve(pos, guess=Outcome(leaves[key][0], guessed))
         if outcome is None or outcome.remoteness is None:
             raise ProofError(f"the exact search found no remoteness for the leaf {game.format(pos)!r}")
         found[key] = outcome.remoteness
-        last[:] = [outcome.remoteness]
         note = ""
         if storing:
             try:
@@ -237,7 +240,7 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
 
     strategies(note_pending)
     if pending and progress is not None:
-        progress(ProgressEvent(f"proof export {game.rules_name}",
+        progress(ProgressEvent(_export_task(game),
                                f"{len(pending):,} leaves to give a remoteness by the exact search"))
     found = strategies(_leaf_distance(game, proofs, leaves, progress, len(pending)))
     if drawn:

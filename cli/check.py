@@ -91,11 +91,13 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     With --proof FILE, no tablebase is read (--sample, --seed and --search-budget are
     refused with it, --leaf-budget, --leaf-check and --journal without it): the proof
     is verified with the per-position rules engine (every move legal, every reply
-    covered, no cycle, values and lengths consistent) and every leaf re-solved: by the reference engine when it has at most
-    --leaf-budget positions, otherwise as --leaf-check says. The first problem found is
-    named with its line number and the exit status is 1. A proof with hundreds of big
-    leaves takes hours to check: with --journal JOURNAL a stopped check resumes where it
-    stopped (the leaves the journal holds are compared with the proof, not solved again).
+    covered, no cycle, values and lengths consistent) and every leaf re-solved: by the
+    reference engine when it has at most --leaf-budget positions, otherwise as
+    --leaf-check says. The first problem found is named with its line number and the
+    exit status is 1. A proof with hundreds of big
+    leaves takes hours to check (progress counts the leaves, with the time left at the pace
+    so far): with --journal JOURNAL a stopped check resumes where it stopped (the leaves the
+    journal holds are compared with the proof, not solved again).
     """
     if proof_path is None and (misplaced := _given(PROOF_OPTIONS)):
         raise click.UsageError(f"{misplaced[0]} is for --proof FILE (a proof's check), not a tablebase's")

@@ -22,6 +22,7 @@ from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import RULESETS, Position, Smallholder, parse_rules
+from tablebase.solver.proof import certificate
 from tablebase.solver.proof.certificate import ProofError, check_proof, proof_header, proof_rows, format_rows
 from tablebase.solver.proof.driver import ProofSearch, SearchSettings, WeakResult, weak_solve
 from tablebase.solver.proof.executors import InlineExecutor, open_executor
@@ -333,6 +334,24 @@ def test_check_re_solves_leaves_too_big_for_the_reference_engine(limping2_proof)
     assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.searched_leaves
     report = check_proof(limping2_proof, check_budget=50, leaf_check="reference")
     assert report.reproved_leaves > 0 and report.searched_leaves == 0
+
+
+@pytest.mark.slow
+def test_check_progress_says_how_long_the_leaves_left_take_at_the_pace_so_far(limping2_proof, monkeypatch):
+    class Clock:  # a minute passes at every reading: each leaf takes one
+        now = 0.0
+
+        @classmethod
+        def perf_counter(cls) -> float:
+            cls.now += 60
+            return cls.now
+
+    monkeypatch.setattr(certificate, "time", Clock)
+    messages: list[str] = []
+    report = check_proof(limping2_proof, progress=messages.append)
+    leaves = report.leaves
+    assert messages == [f"checked {done} of {leaves} leaves (about {leaves - done} min left at the pace so far)"
+                        for done in range(1, leaves)] + [f"checked {leaves} of {leaves} leaves"]
 
 
 #: an 18-empty hex3 nibbler position, a loss in 18 for White (the table's), too big for the

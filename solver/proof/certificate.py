@@ -620,7 +620,9 @@ def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget:
     # too big for the reference re-solve goes straight to it (a failed try costs seconds)
     too_big_from = game.board.size + 1
     last = time.perf_counter()
+    working, worked = 0.0, 0  # seconds on the leaves re-checked here (not taken from the journal), and how many
     for done, (number, row, pos, attacker, wins) in enumerate(leaf_checks, start=1):
+        started = time.perf_counter()
         claimed = Outcome(VALUES[row.value], row.remoteness)
         # what a big leaf's re-check answers, as the journal keeps it
         if leaf_check == "search":
@@ -669,6 +671,10 @@ def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget:
                     raise ProofError(f"line {number}: the leaf could not be re-proved {'a' if wins else 'not a'} win "
                                      f"for {COLOUR_NAMES[attacker]} ({result.status}): {row.position!r}")
                 report.reproved_leaves += 1
+            working += time.perf_counter() - started
+            worked += 1
         if progress is not None and (time.perf_counter() - last > 2 or done == len(leaf_checks)):
             last = time.perf_counter()
-            progress(f"checked {done:,} of {len(leaf_checks):,} leaves")
+            left = len(leaf_checks) - done
+            pace = f" (about {working / worked * left / 60:.0f} min left at the pace so far)" if worked and left else ""
+            progress(f"checked {done:,} of {len(leaf_checks):,} leaves{pace}")

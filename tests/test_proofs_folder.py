@@ -1,5 +1,6 @@
 """proofs/: each compressed run file is a sound tablebase file holding the run its README
-names, and the README gives each file's command."""
+names, the README gives each file's command, and each compressed proof export is what its
+run file exports."""
 
 from __future__ import annotations
 
@@ -12,10 +13,19 @@ import pytest
 from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
-from tablebase.games.smallholder import Smallholder
+from tablebase.games.smallholder import RULESETS, Smallholder
+from tablebase.service.proof import export_proof
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = sorted((ROOT / "proofs").glob("*.sqlite.gz"))
+EXPORTS = sorted((ROOT / "proofs").glob("*.proof.tsv.gz"))
+
+
+def _unpacked(path: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "run.sqlite"
+    with gzip.open(path, "rb") as source, copy.open("wb") as target:
+        shutil.copyfileobj(source, target)
+    return copy
 
 
 def test_the_folder_has_its_runs_and_readme() -> None:
@@ -23,19 +33,30 @@ def test_the_folder_has_its_runs_and_readme() -> None:
     assert RUNS
     for run in RUNS:
         assert f"## `{run.name}`" in readme and f"--db proofs/{run.name[:-3]}" in readme
+    for export in EXPORTS:
+        assert f"`{export.name}`" in readme and export.name.replace(".proof.tsv.gz", ".sqlite.gz") in {
+            run.name for run in RUNS}
 
 
 @pytest.mark.parametrize("path", RUNS, ids=lambda p: p.name)
 def test_each_run_file_holds_its_run(path: Path, tmp_path: Path) -> None:
     board, ruleset = path.name.removesuffix(".sqlite.gz").split("-", 1)
     game = Smallholder(board, ruleset)
-    copy = tmp_path / "run.sqlite"
-    with gzip.open(path, "rb") as source, copy.open("wb") as target:
-        shutil.copyfileobj(source, target)
-    with TablebaseStore(copy, readonly=True) as store:
+    with TablebaseStore(_unpacked(path, tmp_path), readonly=True) as store:
         proofs = ProofStore(store)
         run = proofs.find_run("smallholder", game.rules_name, game.canonical_key(game.start()), "B")
         assert run is not None and run.settled > 0
         leaves = proofs.leaves("smallholder", game.rules_name)
         assert leaves and all(value in (WIN, LOSS, DRAW) for value, _ in leaves.values())
         assert set(proofs.settled(run.id)) & set(leaves)  # settled positions include solved leaves
+
+
+@pytest.mark.parametrize("path", EXPORTS, ids=lambda p: p.name)
+def test_each_proof_export_is_what_its_run_file_exports(path: Path, tmp_path: Path) -> None:
+    # the run file holds every leaf's remoteness, so this export searches nothing
+    board, ruleset = path.name.removesuffix(".proof.tsv.gz").split("-", 1)
+    with TablebaseStore(_unpacked(path.with_name(path.name.replace(".proof.tsv.gz", ".sqlite.gz")), tmp_path),
+                        readonly=True) as store:
+        exported = list(export_proof(store, board, RULESETS[ruleset]))
+    with gzip.open(path, "rt", encoding="utf-8") as committed:
+        assert exported == committed.read().splitlines()

@@ -27,7 +27,8 @@ from tablebase.service.proof import (
     DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, check_proof_file, check_proof_lines)
 
 #: Options of one kind of check, refused with the other (they would be silently ignored).
-PROOF_OPTIONS = {"leaf_budget": "--leaf-budget", "leaf_check": "--leaf-check", "journal_path": "--journal"}
+PROOF_OPTIONS = {"leaf_budget": "--leaf-budget", "leaf_check": "--leaf-check", "journal_path": "--journal",
+                 "workers": "--workers", "scheduler": "--scheduler"}
 TABLE_OPTIONS = {"sample": "--sample", "seed": "--seed", "search_budget": "--search-budget"}
 
 
@@ -45,6 +46,7 @@ Example:
     tablebase check --sample 0          # checksums and versions only
     tablebase check --proof limping3-nibbler.proof.tsv.gz
     tablebase check --proof limping3-nibbler.proof.tsv.gz --journal limping3-nibbler.journal
+    tablebase check --proof limping3-nibbler.proof.tsv.gz --scheduler tcp://10.0.0.5:8786
     tablebase proof export smallholder --board hex3 | tablebase check --proof -""")
 @db_option
 @click.option("--sample", type=click.IntRange(0, 10**9), default=DEFAULT_SAMPLE, show_default=True,
@@ -69,10 +71,17 @@ Example:
               help="--proof: keep what the re-checks of big leaves find in this file (created if missing), "
                    "each as soon as it is found; a check run again with the same JOURNAL takes those leaves "
                    "from it, so a long check that was stopped resumes.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="--proof: re-solve the big leaves on a local Dask cluster of N worker processes, one "
+                   "leaf each at a time (default: in-process, one leaf at a time on every core).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
+              help="--proof: re-solve the big leaves on the Dask cluster of this scheduler (started with "
+                   "'dask scheduler' and 'dask worker'; the workers need this package installed).")
 @json_option
 @silent_option
 def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof_path: str | None,
-          leaf_budget: int, leaf_check: str, journal_path: str | None, as_json: bool, silent: bool) -> None:
+          leaf_budget: int, leaf_check: str, journal_path: str | None, workers: int | None, scheduler: str | None,
+          as_json: bool, silent: bool) -> None:
     """Verify a tablebase file: the SQLite structure; every tier against the checksum
     recorded when it was written, and each table's checksum against its tiers; every
     table's rules and solver versions against this program's (a table from another
@@ -93,11 +102,13 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     is verified with the per-position rules engine (every move legal, every reply
     covered, no cycle, values and lengths consistent) and every leaf re-solved: by the
     reference engine when it has at most --leaf-budget positions, otherwise as
-    --leaf-check says. The first problem found is named with its line number and the
-    exit status is 1. A proof with hundreds of big
-    leaves takes hours to check (progress counts the leaves, with the time left at the pace
-    so far): with --journal JOURNAL a stopped check resumes where it stopped (the leaves the
-    journal holds are compared with the proof, not solved again).
+    --leaf-check says (a leaf that is an image of an earlier one under a symmetry of the
+    board must claim the same, and is not solved again). The first problem found is
+    named with its line number and the exit status is 1. A proof with hundreds of big leaves takes hours to check (progress
+    counts the leaves, with the time left at the pace so far): with --journal JOURNAL a
+    stopped check resumes where it stopped (the leaves the journal holds are compared with
+    the proof, not solved again), and with --workers N or --scheduler the big leaves are
+    re-solved on a Dask cluster's workers, as many at once as it has.
     """
     if proof_path is None and (misplaced := _given(PROOF_OPTIONS)):
         raise click.UsageError(f"{misplaced[0]} is for --proof FILE (a proof's check), not a tablebase's")
@@ -106,10 +117,10 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     if proof_path is not None:
         if proof_path == "-":
             proof_report = check_proof_lines(sys.stdin, "<stdin>", leaf_budget, weak_progress(silent), leaf_check,
-                                             journal_path)
+                                             journal_path, workers, scheduler)
         else:
             proof_report = check_proof_file(proof_path, leaf_budget, weak_progress(silent), leaf_check,
-                                            journal_path)
+                                            journal_path, workers, scheduler)
         if as_json:
             click.echo(json.dumps(proof_report.as_json()))
         else:

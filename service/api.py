@@ -302,18 +302,24 @@ def _weak_game(game: str, options: dict[str, Any]) -> Any:
 
 def check_proof(proof: str | Path | Iterable[str], *, check_budget: int = proof_service.DEFAULT_CHECK_BUDGET,
                 leaf_check: str = proof_service.DEFAULT_LEAF_CHECK, journal: str | Path | None = None,
-                progress: Progress | None = None) -> proof_service.CheckReport:
+                progress: Progress | None = None, workers: int | None = None,
+                scheduler: str | None = None) -> proof_service.CheckReport:
     """Verify a proof (a file's path, plain or .gz, or its lines) with the rules engine
     alone, as `tablebase check --proof` does; a ServiceError names what is wrong. With
     ``journal`` (a file's path, created if missing), what the re-checks of big leaves find
     is kept there, and a later check with the same journal takes it from there: a stopped
-    check resumes (`report.journal_leaves` counts such leaves)."""
+    check resumes (`report.journal_leaves` counts such leaves). With ``workers`` (a local
+    Dask cluster of that many processes) or ``scheduler`` ("tcp://HOST:PORT"), the big
+    leaves are re-solved on the cluster's workers."""
     _whole("check_budget", check_budget, 1)
     if leaf_check not in proof_service.LEAF_CHECKS:
         raise ServiceError(f"unknown leaf check (known: {', '.join(proof_service.LEAF_CHECKS)}): {leaf_check!r}")
+    if workers is not None:
+        _whole("workers", workers, 1)
     if isinstance(proof, (str, Path)):
-        return proof_service.check_proof_file(proof, check_budget, progress, leaf_check, journal)
-    return proof_service.check_proof_lines(proof, "<lines>", check_budget, progress, leaf_check, journal)
+        return proof_service.check_proof_file(proof, check_budget, progress, leaf_check, journal, workers, scheduler)
+    return proof_service.check_proof_lines(proof, "<lines>", check_budget, progress, leaf_check, journal, workers,
+                                           scheduler)
 
 
 def open(path: str | Path = "tablebase.sqlite", mode: Literal["r", "w"] = "r",  # noqa: A001

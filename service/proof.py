@@ -30,7 +30,7 @@ from tablebase.solver.proof.certificate import (
     DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, ProofError, check_proof, draw_lines,
     Row, format_rows, holding_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
-from tablebase.solver.proof.executors import ExecutorError, describe, open_executor
+from tablebase.solver.proof.executors import ExecutorError, InlineExecutor, describe, open_executor
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
 from tablebase.solver.proof.tree import INF
 
@@ -270,31 +270,41 @@ def _lines(path: Path) -> Iterator[str]:
 
 def check_proof_file(path: str | Path, check_budget: int = DEFAULT_CHECK_BUDGET,
                      progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
-                     journal: str | Path | None = None) -> CheckReport:
+                     journal: str | Path | None = None, workers: int | None = None,
+                     scheduler: str | None = None) -> CheckReport:
     """Verify a proof file (plain or .gz) by the rules alone; ServiceError names the problem."""
     path = Path(path)
     if not path.is_file():
         raise ServiceError(f"no proof file at {str(path)!r}")
     if journal is not None and Path(journal).resolve() == path.resolve():
         raise ServiceError(f"the check journal cannot be the proof file itself: {str(path)!r}")
-    return check_proof_lines(_lines(path), str(path), check_budget, progress, leaf_check, journal)
+    return check_proof_lines(_lines(path), str(path), check_budget, progress, leaf_check, journal, workers, scheduler)
 
 
 def check_proof_lines(lines: Iterable[str], name: str, check_budget: int = DEFAULT_CHECK_BUDGET,
                       progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
-                      journal: str | Path | None = None) -> CheckReport:
+                      journal: str | Path | None = None, workers: int | None = None,
+                      scheduler: str | None = None) -> CheckReport:
     """Verify a proof given as its lines (``name`` says where they come from, in errors);
     with ``journal`` (a file's path), what big leaves' re-checks find is kept there and
     taken from there by a later check of the same rules, board and leaf check
-    (`db.check_journal`)."""
+    (`db.check_journal`). With ``workers`` (a local Dask cluster) or ``scheduler`` (a
+    cluster's address), the compiled re-solves of big leaves run on its workers."""
 
     def report(text: str) -> None:
         if progress:
             progress(ProgressEvent(f"check --proof {Path(name).name}", text))
 
+    if (workers or scheduler) and leaf_check != "search":
+        raise ServiceError(f"a cluster runs the compiled re-solves of big leaves (leaf check 'search'), "
+                           f"not the leaf check {leaf_check!r}")
     try:
-        return check_proof(lines, check_budget, report, leaf_check,
-                           None if journal is None else CheckJournal(journal))
+        with open_executor(workers, scheduler) as (executor, slots):
+            return check_proof(lines, check_budget, report, leaf_check,
+                               None if journal is None else CheckJournal(journal),
+                               None if isinstance(executor, InlineExecutor) else executor, slots)
+    except ExecutorError as exc:
+        raise ServiceError(str(exc)) from None
     except (ProofError, NotationError) as exc:
         raise ServiceError(f"{name!r} is not a valid proof: {exc}") from None
     except StoreError as exc:

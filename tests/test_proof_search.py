@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -25,6 +26,7 @@ from tablebase.games.smallholder import RULESETS, Position, Smallholder, parse_r
 from tablebase.solver.proof import certificate
 from tablebase.solver.proof.certificate import ProofError, check_proof, proof_header, proof_rows, format_rows
 from tablebase.solver.proof.driver import ProofSearch, SearchSettings, WeakResult, weak_solve
+from tablebase.solver.probe import VALUE_NAMES
 from tablebase.solver.proof.executors import InlineExecutor, open_executor
 from tablebase.solver.smallholder_solve import solve_ruleset
 
@@ -323,7 +325,9 @@ def test_export_then_check_round_trip(limping2_proof):
     report = check_proof(limping2_proof)
     assert report.winner == "B" and report.rules == "nibbler@limping2"
     assert report.rows == len(limping2_proof) - 6
-    assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.reproved_leaves > 0
+    assert report.leaves == (report.terminal_leaves + report.resolved_leaves + report.reproved_leaves
+                             + report.image_leaves) > 0
+    assert report.image_leaves > 0  # limping2's mirror: a leaf and its image are solved once
     assert report.depth == 11  # the strong table's remoteness of the start: the proof is as short
 
 
@@ -331,14 +335,14 @@ def test_export_then_check_round_trip(limping2_proof):
 def test_check_re_solves_leaves_too_big_for_the_reference_engine(limping2_proof):
     report = check_proof(limping2_proof, check_budget=50)
     assert report.searched_leaves > 0 and report.reproved_leaves == 0
-    assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.searched_leaves
+    assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.searched_leaves + report.image_leaves
     report = check_proof(limping2_proof, check_budget=50, leaf_check="reference")
     assert report.reproved_leaves > 0 and report.searched_leaves == 0
 
 
 @pytest.mark.slow
 def test_check_progress_says_how_long_the_leaves_left_take_at_the_pace_so_far(limping2_proof, monkeypatch):
-    class Clock:  # a minute passes at every reading: each leaf takes one
+    class Clock:  # a minute passes at every reading: every leaf takes as many minutes
         now = 0.0
 
         @classmethod
@@ -350,8 +354,11 @@ def test_check_progress_says_how_long_the_leaves_left_take_at_the_pace_so_far(li
     messages: list[str] = []
     report = check_proof(limping2_proof, progress=messages.append)
     leaves = report.leaves
-    assert messages == [f"checked {done} of {leaves} leaves (about {leaves - done} min left at the pace so far)"
-                        for done in range(1, leaves)] + [f"checked {leaves} of {leaves} leaves"]
+    # no time left once only images of leaves checked are left (they cost nothing)
+    paced = [re.fullmatch(rf"checked {done} of {leaves} leaves( \(about (\d+) min left at the pace so far\))?",
+                          message) for done, message in enumerate(messages[:-1], start=1)]
+    assert len(messages) == leaves and messages[-1] == f"checked {leaves} of {leaves} leaves" and all(paced)
+    assert int(paced[0][2]) > 0
 
 
 #: an 18-empty hex3 nibbler position, a loss in 18 for White (the table's), too big for the
@@ -445,6 +452,46 @@ def test_a_check_journal_keeps_re_proved_leaves_too(limping2_proof, tmp_path):
     assert (second.reproved_leaves, second.journal_leaves) == (0, len(answers))
 
 
+@pytest.mark.slow
+def test_a_check_on_a_local_cluster_re_solves_the_big_leaves_on_its_workers(limping2_proof, cluster, tmp_path):
+    executor, slots = cluster
+    alone = check_proof(limping2_proof, check_budget=50)
+    journal = tmp_path / "check.journal"
+    spread = check_proof(limping2_proof, check_budget=50, journal=_journal(journal), executor=executor, slots=slots)
+    counts = ("leaves", "terminal_leaves", "resolved_leaves", "searched_leaves", "reproved_leaves", "depth")
+    assert [getattr(spread, name) for name in counts] == [getattr(alone, name) for name in counts]
+    assert spread.searched_leaves > 0 and len(journal.read_text().splitlines()) == 1 + spread.searched_leaves
+    # the re-solves ran in the workers' processes: this one never built the check's search
+    assert certificate._recheck_search.cache_info().currsize == 0
+    # a wrong leaf is found wrong by a worker's re-solve as by this process's
+    with pytest.raises(ProofError, match="the leaf is a loss in 18, not a loss in 20"):
+        check_proof(_leaf_proof(20), check_budget=1_000, executor=executor, slots=slots)
+
+
+def test_a_leaf_and_its_image_under_a_symmetry_are_solved_once_and_must_claim_the_same():
+    from tablebase.solver.proof.certificate import CheckReport, Row, _check_leaves
+    from tablebase.solver.smallholder_exact import ExactSearch
+
+    game = Smallholder("hex3", "nibbler")
+    pos = game.parse("BB./.W../W.B../..W./.B. W")  # 12 empty cells
+    image = next(game.symmetric(pos, s) for s in range(1, len(game.board.symmetries)) if game.symmetric(pos, s) != pos)
+    truth = ExactSearch(game, threads=1).solve(pos)
+    assert truth is not None
+    value, remoteness = truth.value, truth.remoteness
+    name = VALUE_NAMES[value]
+
+    def leaves(claims: list[int]) -> list:
+        return [(line, Row(game.format(p), "leaf", "", name, r), p, "B", value == LOSS)
+                for line, (p, r) in enumerate(zip([pos, image], claims), start=7)]
+
+    report = CheckReport(game.rules_name, "hex3", game.format(pos), "B")
+    _check_leaves(game, leaves([remoteness, remoteness]), 50, "search", report, None, None)
+    assert (report.searched_leaves, report.image_leaves) == (1, 1)
+    with pytest.raises(ProofError, match="line 8: the leaf claims .* an image under a symmetry of the board of the "
+                                         "leaf of line 7"):
+        _check_leaves(game, leaves([remoteness, remoteness + 2]), 50, "search", report, None, None)
+
+
 def _journal(path: Path):  # noqa: ANN202 (db's journal file)
     from tablebase.db.check_journal import CheckJournal
 
@@ -524,7 +571,7 @@ def test_a_draw_exports_both_drawing_strategies_and_checks(draw_proof):
     report = check_proof(draw_proof)
     assert report.draw and report.winner == ""
     assert report.holder_rows > 0 and report.opponent_rows > 0 and report.terminal_leaves > 0
-    assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.searched_leaves
+    assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.searched_leaves + report.image_leaves
     assert report.rows == len([line for line in draw_proof if "\t" in line and not line.startswith("position\t")])
     assert report.as_json()["winner"] is None and report.as_json()["remoteness"] is None
     assert "is a draw under" in report.text()
@@ -738,6 +785,23 @@ def test_check_with_a_journal_through_the_command(tmp_path):
     refused = cli("check", "--proof", str(proof), "--leaf-check", "reference", "--journal", str(journal))
     assert refused.exit_code == 1 and "belongs to another check" in refused.stderr
     assert "Traceback" not in refused.output
+
+
+@pytest.mark.slow
+def test_check_on_workers_through_the_command(tmp_path):
+    proof = tmp_path / "leaf.tsv"
+    proof.write_text("\n".join(_leaf_proof(18)) + "\n")
+    spread = cli("check", "--proof", str(proof), "--leaf-budget", "1000", "--workers", "2", "--json", "-s")
+    assert spread.exit_code == 0, spread.output
+    answer = json.loads(spread.stdout)
+    assert (answer["searched_leaves"], answer["remoteness"]) == (1, 18)
+    alone = cli("check", "--workers", "2")
+    assert alone.exit_code == 2 and "--workers is for --proof FILE" in alone.output
+    reference = cli("check", "--proof", str(proof), "--leaf-check", "reference", "--workers", "2")
+    assert reference.exit_code == 1 and "not the leaf check 'reference'" in reference.stderr
+    unreachable = cli("check", "--proof", str(proof), "--scheduler", "localhost:1")
+    assert unreachable.exit_code == 1 and "tcp://HOST:PORT" in unreachable.stderr
+    assert "Traceback" not in reference.output + unreachable.output
 
 
 def test_a_draw_through_the_commands(tmp_path):

@@ -35,6 +35,10 @@ subgraph search when it is small enough; a bigger one (``leaf_check``):
   order and reference-engine leaves (the rules engine alone; slow beyond ~15 empty cells,
   and the leaf's remoteness is not re-checked).
 
+A leaf that is the image of an earlier leaf under a symmetry of the board must claim the
+same and is not solved again (``image_leaves``). With an executor (a Dask cluster's), the
+big leaves' compiled re-solves run on its workers (`recheck_leaf`).
+
 A check of a proof with hundreds of big leaves takes hours. With a ``journal``
 (`LeafJournal`), what each big leaf's re-check found is recorded as soon as it is found,
 and a check run again with the same journal (rules, board and leaf check the same) takes
@@ -44,9 +48,11 @@ journal's finding is compared with the row's claim like a fresh one.
 
 from __future__ import annotations
 
+import functools
 import time
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from tablebase.games.base import DRAW, LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, IllegalMoveError, Position, Smallholder, opponent, parse_rules
@@ -288,6 +294,9 @@ class CheckReport:
     searched_leaves: int = 0  # too big: re-solved exactly by the compiled search, another move order
     reproved_leaves: int = 0  # too big: value re-proved by the proof-number search on the reference engine
     journal_leaves: int = 0  # too big: what an earlier check found, taken from the check journal
+    #: images under a symmetry of the board of a leaf checked before them (the same claim
+    #: required, not solved again)
+    image_leaves: int = 0
     depth: int = 0  # the root's remoteness as a win's proof claims it
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -297,6 +306,7 @@ class CheckReport:
                   f"re-solved by the reference engine, {self.searched_leaves:,} re-solved by the compiled search, "
                   f"{self.reproved_leaves:,} re-proved"
                   + (f", {self.journal_leaves:,} as the check journal holds them" if self.journal_leaves else "")
+                  + (f", {self.image_leaves:,} as symmetric images of others" if self.image_leaves else "")
                   + f"), checked in {self.seconds:.1f} s")
         if self.draw:
             return (f"a valid proof that {self.root!r} is a draw under {self.rules} (each side has a strategy "
@@ -313,6 +323,7 @@ class CheckReport:
                 "leaves": self.leaves, "terminal_leaves": self.terminal_leaves,
                 "resolved_leaves": self.resolved_leaves, "searched_leaves": self.searched_leaves,
                 "reproved_leaves": self.reproved_leaves, "journal_leaves": self.journal_leaves,
+                "image_leaves": self.image_leaves,
                 "remoteness": None if self.draw else self.depth, "seconds": round(self.seconds, 3), "ok": True}
 
 
@@ -376,8 +387,10 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, str], list[Section]]:
 
 def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
                 progress: Callable[[str], None] | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
-                journal: LeafJournal | None = None) -> CheckReport:
-    """Verify a proof file (see the module doc); ProofError names the first problem."""
+                journal: LeafJournal | None = None, executor: Executor | None = None, slots: int = 1) -> CheckReport:
+    """Verify a proof file (see the module doc); ProofError names the first problem. With an
+    ``executor`` (`executors.open_executor`: its workers and ``slots``), the big leaves'
+    compiled re-solves run on its workers, one thread each, ``2 * slots`` at a time."""
     if leaf_check not in LEAF_CHECKS:
         raise ValueError(f"leaf_check must be one of {', '.join(LEAF_CHECKS)}, not {leaf_check!r}")
     started = time.perf_counter()
@@ -410,13 +423,18 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
     else:
         for holder, rows in sections:
             _check_holding(game, root, holder, _rows_by_position(game, rows), report, leaf_checks)
-    _check_leaves(game, leaf_checks, check_budget, leaf_check, report, progress, journal)
+    _check_leaves(game, leaf_checks, check_budget, leaf_check, report, progress, journal, executor, slots)
     report.seconds = time.perf_counter() - started
     return report
 
 
 #: a value's name in a proof file -> the value
 VALUES = {name: value for value, name in VALUE_NAMES.items()}
+
+
+def _claimed(row: Row) -> Outcome:
+    """A leaf row's claim: its value for the side to move and its remoteness."""
+    return Outcome(VALUES[row.value], row.remoteness)
 #: (line number, row, position, the colour whose win the leaf proves or refutes, True if proves)
 LeafCheck = tuple[int, Row, Position, str, bool]
 
@@ -608,40 +626,137 @@ def _verify_length(game: Smallholder, pos: Position, row: Row, number: int, remo
     return expected
 
 
+@functools.lru_cache(maxsize=1)
+def _recheck_search(board: str, rules: str) -> Any:
+    """A check worker's one compiled search (the latest rules'), on one thread, kept from
+    leaf to leaf like the jobs' (`jobs._exact_search`)."""
+    from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
+
+    return ExactSearch(Smallholder(board, rules), table_bytes=CHECK_TABLE_BYTES, mobility=False, threads=1)
+
+
+def recheck_leaf(board: str, rules: str, position: str, claim: Outcome) -> Outcome | None:
+    """A big leaf re-solved exactly by the compiled search with the check's move order,
+    from the row's ``claim`` (the function check workers run: `check_proof` with an
+    executor)."""
+    search = _recheck_search(board, rules)
+    return search.solve(search.game.parse(position), guess=claim)
+
+
 def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget: int, leaf_check: str,
-                  report: CheckReport, progress: Callable[[str], None] | None, journal: LeafJournal | None) -> None:
+                  report: CheckReport, progress: Callable[[str], None] | None, journal: LeafJournal | None,
+                  executor: Executor | None = None, slots: int = 1) -> None:
     # imported here: the driver imports this package's tree, not the other way round
     from tablebase.solver.proof.driver import ProofSearch, SearchSettings
     from tablebase.solver.smallholder_search import LocalSearch
 
     search = LocalSearch(game, node_budget=check_budget)
     compiled_search = None
+    # the compiled re-solves handed to the executor's workers, at most twice its slots at once
+    pending: dict[Future, LeafCheck] = {}
     # with the compiled search at hand, a leaf with as many empty cells as one that was
     # too big for the reference re-solve goes straight to it (a failed try costs seconds)
     too_big_from = game.board.size + 1
     last = time.perf_counter()
-    working, worked = 0.0, 0  # seconds on the leaves re-checked here (not taken from the journal), and how many
-    for done, (number, row, pos, attacker, wins) in enumerate(leaf_checks, start=1):
-        started = time.perf_counter()
-        claimed = Outcome(VALUES[row.value], row.remoteness)
-        # what a big leaf's re-check answers, as the journal keeps it
+    checked = worked = 0  # leaves checked; of them, those not taken from the journal
+    working_since: float | None = None  # when the first leaf not in the journal was taken on
+
+    def question_of(row: Row, attacker: str, wins: bool) -> tuple[str, str]:
+        """What a big leaf's re-check answers as the journal keeps it, and the row's answer."""
         if leaf_check == "search":
-            question, claim = EXACT_QUESTION, _outcome_text(claimed)
+            return EXACT_QUESTION, _outcome_text(_claimed(row))
+        return f"a win for {COLOUR_NAMES[attacker]}?", "yes" if wins else "no"
+
+    def conclude(number: int, row: Row, pos: Position, attacker: str, wins: bool, outcome: Outcome | None,
+                 searched: bool) -> None:
+        """Judge a leaf's re-solve (``outcome``, None: not settled, then its value is re-proved)."""
+        nonlocal checked, worked
+        claimed = _claimed(row)
+        question = question_of(row, attacker, wins)[0]
+        if searched:
+            report.searched_leaves += 1
+            if journal is not None and outcome is not None:
+                journal.record(row.position, question, _outcome_text(outcome))
+        elif outcome is not None:
+            report.resolved_leaves += 1
+        if outcome is not None:
+            if outcome != claimed:
+                raise ProofError(f"line {number}: the leaf is {_outcome_text(outcome)}, not "
+                                 f"{_outcome_text(claimed)}: {row.position!r}")
         else:
-            question, claim = f"a win for {COLOUR_NAMES[attacker]}?", "yes" if wins else "no"
+            # the value alone: the attacker's win proved (a win's leaf) or disproved (a draw's)
+            settings = SearchSettings(node_budget=check_budget, solver="reference", order="last")
+            result = ProofSearch(game, pos, attacker, InlineExecutor(), 1, settings).run()
+            if result.status in ("proved", "disproved") and journal is not None:
+                journal.record(row.position, question, "yes" if result.status == "proved" else "no")
+            if result.status != ("proved" if wins else "disproved"):
+                raise ProofError(f"line {number}: the leaf could not be re-proved {'a' if wins else 'not a'} win "
+                                 f"for {COLOUR_NAMES[attacker]} ({result.status}): {row.position!r}")
+            report.reproved_leaves += 1
+        checked += 1
+        worked += 1
+
+    def collect(block: bool) -> None:
+        """Conclude the workers' re-solves that are done (with ``block``, wait for one)."""
+        done, _ = wait(list(pending), timeout=None if block else 0, return_when=FIRST_COMPLETED)
+        for future in done:
+            number, row, pos, attacker, wins = pending.pop(future)
+            conclude(number, row, pos, attacker, wins, future.result(), True)
+
+    def report_progress(final: bool = False) -> None:
+        nonlocal last
+        if progress is None or not (final or time.perf_counter() - last > 2):
+            return
+        last = time.perf_counter()
+        # the leaves left to solve (those being solved and those not met yet): an image of a
+        # leaf met before costs nothing
+        left = len(pending) + len(set(keys[checked + len(pending):]) - {key for key, _ in firsts})
+        pace = ""
+        if worked and left and working_since is not None:
+            pace = f" (about {(last - working_since) / worked * left / 60:.0f} min left at the pace so far)"
+        busy = f", {len(pending):,} being re-solved" if pending else ""
+        progress(f"checked {checked:,} of {len(leaf_checks):,} leaves{busy}{pace}")
+
+    # (canonical key, question) -> the line of the first leaf of that key and its answer: a
+    # leaf that is an image of it under a symmetry of the board must claim the same, and is
+    # not solved again
+    firsts: dict[tuple[int, str], tuple[int, str]] = {}
+    keys = [game.canonical_key(pos) for _, _, pos, _, _ in leaf_checks]
+    for done, (number, row, pos, attacker, wins) in enumerate(leaf_checks, start=1):
+        question, claim = question_of(row, attacker, wins)
         recalled = journal.recall(row.position, question) if journal is not None else None
-        if journal is not None and recalled is not None:
+        first_number, first_claim = firsts.setdefault((keys[done - 1], question), (number, claim))
+        if first_number != number:
+            if first_claim != claim:
+                raise ProofError(f"line {number}: the leaf claims {claim!r} but is an image under a symmetry of the "
+                                 f"board of the leaf of line {first_number}, which claims {first_claim!r}: "
+                                 f"{row.position!r}")
+            report.image_leaves += 1
+            checked += 1
+        elif journal is not None and recalled is not None:
             if recalled != claim:
                 raise ProofError(f"line {number}: an earlier check found {question!r} of the leaf to be {recalled!r}, "
                                  f"not {claim!r} (the check journal {journal.name!r}): {row.position!r}")
             report.journal_leaves += 1
+            checked += 1
         else:
+            if working_since is None:
+                working_since = time.perf_counter()
             empty = game.board.size - (pos.black | pos.white).bit_count()
             outcome = None
             if leaf_check == "reference" or empty < too_big_from:
                 outcome = search.solve(pos)
                 search.table.clear()
-            if outcome is None and leaf_check == "search":
+            if outcome is not None or leaf_check != "search":
+                conclude(number, row, pos, attacker, wins, outcome, False)
+            elif executor is not None:
+                too_big_from = min(too_big_from, empty)
+                while len(pending) >= 2 * slots:
+                    collect(block=True)
+                    report_progress()
+                pending[executor.submit(recheck_leaf, game.board.name, game.rules.spec, row.position,
+                                        _claimed(row))] = (number, row, pos, attacker, wins)
+            else:
                 too_big_from = min(too_big_from, empty)
                 if compiled_search is None:
                     from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
@@ -649,32 +764,13 @@ def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget:
                     # without the reply-count ordering the jobs' search used: another move order
                     compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False)
                 # from the claim (a start of MTD(f), the answer the same whatever it is)
-                outcome = compiled_search.solve(pos, guess=claimed, progress=None if progress is None else (
+                outcome = compiled_search.solve(pos, guess=_claimed(row), progress=None if progress is None else (
                     lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(leaf_checks):,} "
                                                         f"(line {number}): {nodes:,} positions")))
-                report.searched_leaves += 1
-                if journal is not None and outcome is not None:
-                    journal.record(row.position, question, _outcome_text(outcome))
-            elif outcome is not None:
-                report.resolved_leaves += 1
-            if outcome is not None:
-                if outcome != claimed:
-                    raise ProofError(f"line {number}: the leaf is {_outcome_text(outcome)}, not "
-                                     f"{_outcome_text(claimed)}: {row.position!r}")
-            else:
-                # the value alone: the attacker's win proved (a win's leaf) or disproved (a draw's)
-                settings = SearchSettings(node_budget=check_budget, solver="reference", order="last")
-                result = ProofSearch(game, pos, attacker, InlineExecutor(), 1, settings).run()
-                if result.status in ("proved", "disproved") and journal is not None:
-                    journal.record(row.position, question, "yes" if result.status == "proved" else "no")
-                if result.status != ("proved" if wins else "disproved"):
-                    raise ProofError(f"line {number}: the leaf could not be re-proved {'a' if wins else 'not a'} win "
-                                     f"for {COLOUR_NAMES[attacker]} ({result.status}): {row.position!r}")
-                report.reproved_leaves += 1
-            working += time.perf_counter() - started
-            worked += 1
-        if progress is not None and (time.perf_counter() - last > 2 or done == len(leaf_checks)):
-            last = time.perf_counter()
-            left = len(leaf_checks) - done
-            pace = f" (about {working / worked * left / 60:.0f} min left at the pace so far)" if worked and left else ""
-            progress(f"checked {done:,} of {len(leaf_checks):,} leaves{pace}")
+                conclude(number, row, pos, attacker, wins, outcome, True)
+        if pending:
+            collect(block=False)
+        report_progress(final=done == len(leaf_checks) and not pending)
+    while pending:
+        collect(block=True)
+        report_progress(final=not pending)

@@ -435,6 +435,8 @@ VALUES = {name: value for value, name in VALUE_NAMES.items()}
 def _claimed(row: Row) -> Outcome:
     """A leaf row's claim: its value for the side to move and its remoteness."""
     return Outcome(VALUES[row.value], row.remoteness)
+
+
 #: (line number, row, position, the colour whose win the leaf proves or refutes, True if proves)
 LeafCheck = tuple[int, Row, Position, str, bool]
 
@@ -724,8 +726,8 @@ def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget:
     keys = [game.canonical_key(pos) for _, _, pos, _, _ in leaf_checks]
     for done, (number, row, pos, attacker, wins) in enumerate(leaf_checks, start=1):
         question, claim = question_of(row, attacker, wins)
-        recalled = journal.recall(row.position, question) if journal is not None else None
         first_number, first_claim = firsts.setdefault((keys[done - 1], question), (number, claim))
+        recalled = None if journal is None or first_number != number else journal.recall(row.position, question)
         if first_number != number:
             if first_claim != claim:
                 raise ProofError(f"line {number}: the leaf claims {claim!r} but is an image under a symmetry of the "

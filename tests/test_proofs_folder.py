@@ -14,7 +14,7 @@ from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import RULESETS, Smallholder
-from tablebase.service.proof import export_proof
+from tablebase.service.proof import check_proof_file, export_proof
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = sorted((ROOT / "proofs").glob("*.sqlite.gz"))
@@ -60,3 +60,31 @@ def test_each_proof_export_is_what_its_run_file_exports(path: Path, tmp_path: Pa
         exported = list(export_proof(store, board, RULESETS[ruleset]))
     with gzip.open(path, "rt", encoding="utf-8") as committed:
         assert exported == committed.read().splitlines()
+
+
+@pytest.mark.parametrize("path", EXPORTS, ids=lambda p: p.name)
+def test_each_check_journal_agrees_with_its_proof_and_a_whole_one_checks_it(path: Path, tmp_path: Path) -> None:
+    """A check journal kept beside a proof (a check in progress, or finished) names leaves
+    of the proof and finds what they claim; once it covers every leaf up to symmetry, the
+    proof checks from it (every row by the rules, no leaf solved again)."""
+    journal = path.with_name(path.name.replace(".proof.tsv.gz", ".journal"))
+    if not journal.exists():
+        pytest.skip(f"no check journal beside {path.name}")
+    board, ruleset = path.name.removesuffix(".proof.tsv.gz").split("-", 1)
+    game = Smallholder(board, ruleset)
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        rows = [line.split("\t") for line in handle.read().splitlines() if "\t" in line]
+    claims = {position: f"a {value} in {remoteness}" for position, role, _, value, remoteness in rows if role == "leaf"}
+    header, *found = journal.read_text(encoding="utf-8").splitlines()
+    assert header.startswith(f"# tablebase check journal: rules {game.rules.spec}, board {board}, leaf check search")
+    assert found
+    for line in found:
+        position, question, answer = line.split("\t")
+        assert question == "value and remoteness" and claims[position] == answer, line
+    covered = {game.canonical_key(game.parse(line.split("\t")[0])) for line in found}
+    if covered != {game.canonical_key(game.parse(position)) for position in claims}:
+        return  # a check in progress: what it found so far agrees
+    copy = tmp_path / journal.name
+    shutil.copyfile(journal, copy)
+    report = check_proof_file(path, journal=copy)
+    assert report.searched_leaves == 0 and report.journal_leaves + report.image_leaves == report.leaves

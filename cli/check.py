@@ -98,7 +98,7 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     status is 1 if anything failed.
 
     With --proof FILE, no tablebase is read (--sample, --seed and --search-budget are
-    refused with it, --leaf-budget, --leaf-check and --journal without it): the proof
+    refused with it, the options marked --proof without it): the proof
     is verified with the per-position rules engine (every move legal, every reply
     covered, no cycle, values and lengths consistent) and every leaf re-solved: by the
     reference engine when it has at most --leaf-budget positions, otherwise as

@@ -64,12 +64,12 @@ def test_each_proof_export_is_what_its_run_file_exports(path: Path, tmp_path: Pa
 
 @pytest.mark.parametrize("path", EXPORTS, ids=lambda p: p.name)
 def test_each_check_journal_agrees_with_its_proof_and_a_whole_one_checks_it(path: Path, tmp_path: Path) -> None:
-    """A check journal kept beside a proof (a check in progress, or finished) names leaves
-    of the proof and finds what they claim; once it covers every leaf up to symmetry, the
-    proof checks from it (every row by the rules, no leaf solved again)."""
+    """Each proof here has its check journal beside it (proofs/README.md: the check's record,
+    in progress or finished); the journal names leaves of the proof and finds what they
+    claim, and once it covers every leaf up to symmetry, the proof checks from it (every
+    row by the rules, no leaf solved again)."""
     journal = path.with_name(path.name.replace(".proof.tsv.gz", ".journal"))
-    if not journal.exists():
-        pytest.skip(f"no check journal beside {path.name}")
+    assert journal.exists(), f"no check journal beside {path.name}: run the check with --journal {journal.name}"
     board, ruleset = path.name.removesuffix(".proof.tsv.gz").split("-", 1)
     game = Smallholder(board, ruleset)
     with gzip.open(path, "rt", encoding="utf-8") as handle:

@@ -24,7 +24,9 @@ Example:
     tablebase verify smallholder --board limping2
     tablebase verify smallholder --board limping2 --rules territory=hull,capture=groupwise-reentry
     tablebase verify smallholder --board limping2 --rules nibbler --rules adjacent=smallest-only
-    tablebase verify --markdown docs/FAIRNESS.md""")
+    tablebase verify smallholder --board limping2 --proof limping2.proof.tsv
+    tablebase verify --markdown docs/FAIRNESS.md \\
+        --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal""")
 @click.argument("game", type=click.Choice(GAMES + ("all",)), default="all")
 @click.option("--board", "boards", metavar="B", multiple=True, type=click.Choice(SMALLHOLDER_BOARDS),
               help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}).")
@@ -32,14 +34,23 @@ Example:
               help="Check these Smallholder combinations instead of the named rulesets (repeatable): a "
                    "ruleset name or groups=...,adjacent=...,territory=...,capture=... (keys left out keep "
                    "the nibbler values).")
+@click.option("--proof", "proofs", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
+              help="Also decide the first-player claim from this weak solution (repeatable): a proof of the "
+                   "empty board from 'tablebase proof export smallholder', checked first as by 'tablebase check "
+                   "--proof'. On a board whose tables are checked too, the proof must agree with them.")
+@click.option("--journal", "journals", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
+              help="The check journal of each --proof, in the same order (repeatable): the big leaves are taken "
+                   "from it. A big leaf it lacks would be re-solved by the search (minutes to hours): without "
+                   "--solve that is an error.")
 @db_option
 @json_option
 @click.option("--markdown", "markdown", type=click.Path(),
               help="Also write the report as Markdown to this file.")
 @solve_option
 @silent_option
-def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], db_path: str, as_json: bool,
-           markdown: str | None, solve: bool, silent: bool) -> None:
+def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: tuple[str, ...],
+           journals: tuple[str, ...], db_path: str, as_json: bool, markdown: str | None, solve: bool,
+           silent: bool) -> None:
     """Check the rules' fairness claims against the solved tables.
 
     For each claim: the claim as the rules state it, the verdict (holds, fails or
@@ -57,20 +68,35 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], db_path: 
     With --rules the same claims are checked for the combinations given: each one's
     first-player claim, and with two or more their comparison.
 
+    With --proof: the first-player claim of a board no table holds (limping3, hex4)
+    from a weak solution, once its check passes (every row by the rules engine, every
+    leaf re-solved, or taken from the check's journal); a claim the tables decide too is
+    confirmed by it (evidence "weak_solution"), and a disagreement is an error.
+
     With --json: one object per claim and line: {"id", "claim", "verdict", "evidence",
     "summary"}.
     """
     if specs and game != "smallholder":
         raise click.UsageError("--rules chooses Smallholder combinations: use 'tablebase verify smallholder --rules ...'")
+    if proofs and game == "sparro":
+        raise click.UsageError("--proof gives Smallholder weak solutions: use 'tablebase verify smallholder --proof ...'")
+    if journals and len(journals) != len(proofs):
+        raise click.UsageError(f"--journal goes with --proof, one for each in the same order: "
+                               f"{len(proofs)} --proof and {len(journals)} --journal given")
     rules = tuple(rules_of(None, spec) for spec in specs)
     chosen = boards or SMALLHOLDER_BOARDS
     if not solve:
         refuse_unasked_solve(db_path, "verify" + ("" if game == "all" else f" {game}"),
                              tables_needed(game, chosen, rules))
     with open_store(db_path, create=True) as store:
-        claims = verify_claims(store, game, progress_printer(silent), chosen, rules)
+        claims = verify_claims(store, game, progress_printer(silent), chosen, rules,
+                               tuple(zip(proofs, journals or (None,) * len(proofs))), search=solve)
     if markdown:
-        write_output(markdown, claims_markdown(claims))
+        command = " ".join(["tablebase verify"] + ([] if game == "all" else [game])
+                           + [f"--board {b}" for b in boards] + [f"--rules {spec}" for spec in specs]
+                           + [f"--proof {p}" for p in proofs] + [f"--journal {j}" for j in journals]
+                           + [f"--markdown {markdown}"])
+        write_output(markdown, claims_markdown(claims, command))
     if as_json:
         for c in claims:
             click.echo(json.dumps(c.as_json()))

@@ -210,11 +210,15 @@ class Tablebase:
         return description.solve(self.store, engine, progress, force)
 
     def verify(self, game: str = "all", *, boards: tuple[str, ...] = SMALLHOLDER_BOARDS,
+               proofs: tuple[tuple[str | Path, str | Path | None], ...] = (), search: bool = True,
                progress: Progress | None = None) -> list[Claim]:
-        """The fairness claims of ``game`` ("all": every game), solving missing tables (mode "w")."""
+        """The fairness claims of ``game`` ("all": every game), solving missing tables (mode "w").
+        ``proofs``: weak solutions as (proof file, its check journal or None), each checked
+        (re-solving the big leaves the journal lacks; with ``search`` False that is a
+        ServiceError) and its first-player claim added, or confirming the tables' claim."""
         if game != "all":
             describe(game)
-        return verify_claims(self.store, game, progress, boards)
+        return verify_claims(self.store, game, progress, boards, proofs=proofs, search=search)
 
     def check(self, sample: int = audit.DEFAULT_SAMPLE, seed: int = 0,
               search_budget: int = audit.DEFAULT_SEARCH_BUDGET) -> audit.DatabaseReport:

@@ -22,13 +22,13 @@ from tablebase.db.proofs import ProofStore
 from tablebase.db.store import StoreError, TablebaseStore
 from tablebase.games.base import LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, Position, Rules, Smallholder, get_board, opponent
-from tablebase.service.errors import ServiceError
+from tablebase.service.errors import ServiceError, SolveNotAsked
 from tablebase.service.progress import Progress, ProgressEvent
 from tablebase.service.smallholder import exact_search, game_of
 from tablebase.solver.probe import Outcome
 from tablebase.solver.proof.certificate import (
-    DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, ProofError, check_proof, draw_lines,
-    Row, format_rows, holding_rows, proof_header, proof_rows)
+    DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, LeafSearchNeeded, ProofError, check_proof,
+    draw_lines, Row, format_rows, holding_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
 from tablebase.solver.proof.executors import ExecutorError, InlineExecutor, describe, open_executor
 from tablebase.solver.proof.jobs import LEAF_SOLVERS
@@ -271,25 +271,29 @@ def _lines(path: Path) -> Iterator[str]:
 def check_proof_file(path: str | Path, check_budget: int = DEFAULT_CHECK_BUDGET,
                      progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
                      journal: str | Path | None = None, workers: int | None = None,
-                     scheduler: str | None = None) -> CheckReport:
-    """Verify a proof file (plain or .gz) by the rules alone; ServiceError names the problem."""
+                     scheduler: str | None = None, search: bool = True) -> CheckReport:
+    """Verify a proof file (plain or .gz) by the rules alone; ServiceError names the problem
+    (see `check_proof_lines`)."""
     path = Path(path)
     if not path.is_file():
         raise ServiceError(f"no proof file at {str(path)!r}")
     if journal is not None and Path(journal).resolve() == path.resolve():
         raise ServiceError(f"the check journal cannot be the proof file itself: {str(path)!r}")
-    return check_proof_lines(_lines(path), str(path), check_budget, progress, leaf_check, journal, workers, scheduler)
+    return check_proof_lines(_lines(path), str(path), check_budget, progress, leaf_check, journal, workers, scheduler,
+                             search)
 
 
 def check_proof_lines(lines: Iterable[str], name: str, check_budget: int = DEFAULT_CHECK_BUDGET,
                       progress: Progress | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
                       journal: str | Path | None = None, workers: int | None = None,
-                      scheduler: str | None = None) -> CheckReport:
+                      scheduler: str | None = None, search: bool = True) -> CheckReport:
     """Verify a proof given as its lines (``name`` says where they come from, in errors);
     with ``journal`` (a file's path), what big leaves' re-checks find is kept there and
     taken from there by a later check of the same rules, board and leaf check
     (`db.check_journal`). With ``workers`` (a local Dask cluster) or ``scheduler`` (a
-    cluster's address), the compiled re-solves of big leaves run on its workers."""
+    cluster's address), the compiled re-solves of big leaves run on its workers. With
+    ``search`` False, a big leaf the journal does not answer is a `SolveNotAsked` error
+    instead of a search (minutes or hours): the check then takes seconds."""
 
     def report(text: str) -> None:
         if progress:
@@ -302,7 +306,10 @@ def check_proof_lines(lines: Iterable[str], name: str, check_budget: int = DEFAU
         with open_executor(workers, scheduler) as (executor, slots):
             return check_proof(lines, check_budget, report, leaf_check,
                                None if journal is None else CheckJournal(journal),
-                               None if isinstance(executor, InlineExecutor) else executor, slots)
+                               None if isinstance(executor, InlineExecutor) else executor, slots, search)
+    except LeafSearchNeeded as exc:
+        raise SolveNotAsked(f"checking the proof {name!r} would re-solve a leaf by the search ({exc}): give --solve "
+                            f"to go ahead, or run 'tablebase check --proof {name} --journal FILE' first") from None
     except ExecutorError as exc:
         raise ServiceError(str(exc)) from None
     except (ProofError, NotationError) as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -10,20 +11,21 @@ from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.games.smallholder import Rules, Smallholder
 from tablebase.service import smallholder, sparro
 from tablebase.service.progress import Progress
+from tablebase.service.proof import DEFAULT_CHECK_BUDGET, check_proof_file
 from tablebase.service.description import GameDescription
 from tablebase.service.errors import NotSolved, ServiceError, WrongVersion
 from tablebase.service.tables import is_current, table_lookup
 from tablebase.solver.fairness import (
-    SMALLHOLDER_BOARDS, SPARRO_CLAIMS, SPARRO_VARIANTS_NEEDED, Claim, StoredRuleset, first_player_claim,
-    rulesets_claim, smallholder_claims)
+    SMALLHOLDER_BOARDS, SPARRO_CLAIMS, SPARRO_VARIANTS_NEEDED, Claim, StoredRuleset, confirmed_claim,
+    first_player_claim, proved_first_player_claim, rulesets_claim, smallholder_claims)
 from tablebase.solver.probe import Lookup
 from tablebase.solver.tiered import SolvedTier
 
 #: the games with fairness claims
 GAMES = ("sparro", "smallholder")
 
-__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "StoredSmallholderTables", "StoredSparroTables", "stored_claims", "tables_needed",
-           "verify_claims"]
+__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "StoredSmallholderTables", "StoredSparroTables", "proof_claims",
+           "stored_claims", "tables_needed", "verify_claims", "with_proofs"]
 
 
 def _stored(store: TablebaseStore, description: GameDescription, rules: str) -> TableInfo:
@@ -89,10 +91,12 @@ class StoredSmallholderTables:
 
 
 def verify_claims(store: TablebaseStore, game: str, progress: Progress | None = None,
-                  boards: tuple[str, ...] = SMALLHOLDER_BOARDS, rules: tuple[Rules, ...] = ()) -> list[Claim]:
+                  boards: tuple[str, ...] = SMALLHOLDER_BOARDS, rules: tuple[Rules, ...] = (),
+                  proofs: tuple[tuple[str | Path, str | Path | None], ...] = (), search: bool = True) -> list[Claim]:
     """The claims of ``game`` ("all" for every game); Smallholder claims on ``boards``,
     for the named rulesets or, given ``rules``, for those combinations (see
-    `custom_claims`)."""
+    `custom_claims`); then the first-player claims of the weak solutions in ``proofs``
+    (see `proof_claims`; ``search`` as there)."""
     claims = []
     if game in ("sparro", "all"):
         tables = StoredSparroTables(store, progress)
@@ -100,6 +104,41 @@ def verify_claims(store: TablebaseStore, game: str, progress: Progress | None = 
     if game in ("smallholder", "all"):
         stored = StoredSmallholderTables(store, progress)
         claims += custom_claims(stored, boards, rules) if rules else smallholder_claims(stored, boards)
+        claims = with_proofs(claims, proof_claims(proofs, progress, search))
+    return claims
+
+
+def proof_claims(proofs: tuple[tuple[str | Path, str | Path | None], ...], progress: Progress | None = None,
+                 search: bool = True, check_budget: int = DEFAULT_CHECK_BUDGET) -> list[Claim]:
+    """The first-player claim of each weak solution: (proof file, its check journal or
+    None), each checked first as by `tablebase check --proof` (a ServiceError if it is not
+    a valid proof of the empty board). With ``search`` False the check takes the big
+    leaves from the journal and refuses to search (`SolveNotAsked`)."""
+    claims = []
+    for proof, journal in proofs:
+        report = check_proof_file(proof, check_budget, progress, journal=journal, search=search)
+        try:
+            claims.append(proved_first_player_claim(report, str(proof)))
+        except ValueError as exc:
+            raise ServiceError(f"{str(proof)!r}: {exc}") from None
+    return claims
+
+
+def with_proofs(claims: list[Claim], proved: list[Claim]) -> list[Claim]:
+    """``claims`` with the weak solutions' claims: a claim the tables decide too is
+    confirmed by the proof (`confirmed_claim`: a ServiceError if they disagree), the others
+    are added at the end."""
+    by_id = {claim.id: number for number, claim in enumerate(claims)}
+    claims = list(claims)
+    for claim in proved:
+        if claim.id not in by_id:
+            by_id[claim.id] = len(claims)
+            claims.append(claim)
+            continue
+        try:
+            claims[by_id[claim.id]] = confirmed_claim(claims[by_id[claim.id]], claim)
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
     return claims
 
 

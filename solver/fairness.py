@@ -8,17 +8,18 @@ change the rules and the verdicts follow.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from tablebase.games.base import DRAW, LOSS, WIN
-from tablebase.games.smallholder import BLACK, RULESETS, Position, Smallholder
+from tablebase.games.smallholder import BLACK, RULESETS, Position, Smallholder, parse_rules
 from tablebase.games.sparro import SYMMETRIES, Sparro, SparroPosition
 from tablebase.games.sparro.geometry import ROTATE_180
 from tablebase.games.sparro.rules import NO_COMPENSATION
-from tablebase.solver.probe import Lookup, Outcome, ProbeResult, probe
+from tablebase.solver.probe import VALUE_NAMES, Lookup, Outcome, ProbeResult, probe
+from tablebase.solver.proof.certificate import CheckReport
 from tablebase.solver.smallholder_arrays import SmallholderArrays
 from tablebase.solver.smallholder_stats import SAMPLE_SEED, move_statistics, sample_keys
 from tablebase.solver.strategy import check_strategy, symmetry_strategy
@@ -234,11 +235,15 @@ class SmallholderTables(Protocol):
     def positions(self, board: str, ruleset: str) -> StoredRuleset: ...
 
 
+#: the first-player verdict of the start's value for Black (`first_player_verdict`)
+VERDICT_OF_START = {WIN: HOLDS, LOSS: FAILS, DRAW: PARTLY}
+
+
 def first_player_verdict(start: Outcome) -> str:
     """The verdict of a first-player claim from the start's value for Black (the side to
     move): *holds* if Black wins with perfect play, *fails* if Black loses, *partly* if
     the game is drawn (neither side can force a win)."""
-    return {WIN: HOLDS, LOSS: FAILS, DRAW: PARTLY}[start.value]
+    return VERDICT_OF_START[start.value]
 
 
 def _smallholder_start(tables: SmallholderTables, board: str, ruleset: str) -> ProbeResult[Position]:
@@ -292,6 +297,90 @@ def first_player_claim(tables: SmallholderTables, board: str, ruleset: str) -> C
     return Claim(f"smallholder-first-player:{game.rules.name}:{board}",
                  f"Does the first player (Black) have the advantage, i.e. win with perfect play from the "
                  f"empty board? (The Smallholder, {game.rules.name} on {board})", verdict, evidence, summary)
+
+
+def proved_first_player_claim(report: CheckReport, proof: str) -> Claim:
+    """The first-player claim from a weak solution: a proof of the empty board's value
+    (``proof`` names its file) that `check_proof` passed (``report``): every row checked
+    by the rules engine, every leaf re-solved. Where no table holds the board, this is how
+    the claim is decided.
+
+    Evidence: the start's value for Black and the length of the proved strategy against
+    the longest defence (``at_most_plies``: an upper bound on the start's remoteness, not
+    the remoteness), Black's first move when the proof is Black's win (it and its images
+    under the board's symmetries win; the other first moves are not solved), and the
+    proof's size. When White wins, the proof covers every first move: none wins for Black.
+    Verdict rule (`first_player_verdict`): as for the tables' claim, from the proved value.
+    """
+    game = Smallholder(report.board, parse_rules(report.spec))
+    start = game.start()
+    if report.root != game.format(start):
+        raise ValueError(f"the proof is of {report.root!r}, not of the empty board: it says nothing of the first player")
+    value = WIN if report.winner == BLACK else DRAW if report.draw else LOSS
+    moves = game.legal_moves(start)
+    evidence: dict[str, Any] = {
+        "board": report.board,
+        "ruleset": game.rules.name,
+        "rules": game.rules.spec,
+        "method": "weak solution: the strategy of a proof-number search whose leaves are exact searches, "
+                  "checked by 'tablebase check --proof' (every row by the rules engine, every leaf re-solved "
+                  "exactly by another method)",
+        "start": {"value": VALUE_NAMES[value], "for": BLACK,
+                  "at_most_plies": None if report.draw else report.depth},
+        "first_moves_total": len(moves),
+    }
+    if report.winner == BLACK and not report.root_move:  # the start itself a leaf, solved exactly
+        summary = f"proved by a checked weak solution: Black wins in {report.depth} plies"
+    elif report.winner == BLACK:
+        first = game.parse_move(report.root_move)
+        key = game.canonical_key(game.play(start, first))
+        images = [game.move_name(m) for m in moves if game.canonical_key(game.play(start, m)) == key]
+        evidence["first_move"] = {"name": game.move_name(first), "value": VALUE_NAMES[WIN], "for": BLACK,
+                                  "cells": images}
+        evidence["first_moves_proved_winning_for_black"] = len(images)  # the others are not solved
+        others = [name for name in images if name != game.move_name(first)]
+        summary = (f"proved by a checked weak solution: Black wins with {game.move_name(first)}"
+                   + (f" (or its images {', '.join(others)})" if others else "")
+                   + f" in at most {report.depth} plies against any defence; the other first moves are not solved")
+    elif report.winner:
+        evidence["first_moves_winning_for_black"] = 0
+        summary = f"proved by a checked weak solution: White wins in at most {report.depth} plies against every first move"
+    else:
+        summary = "proved by a checked weak solution: a draw (each side has a strategy that does not lose)"
+    evidence["proof"] = {"file": proof, "rows": report.rows, "leaves": report.leaves,
+                         "finished_games": report.terminal_leaves,
+                         "images_of_other_leaves": report.image_leaves,
+                         "re_solved": report.leaves - report.terminal_leaves - report.image_leaves}
+    summary += f"; the proof has {report.rows:,} positions and {report.leaves:,} leaves"
+    return Claim(f"smallholder-first-player:{game.rules.name}:{report.board}",
+                 f"Does the first player (Black) have the advantage, i.e. win with perfect play from the "
+                 f"empty board? (The Smallholder, {game.rules.name} on {report.board})",
+                 VERDICT_OF_START[value], evidence, summary)
+
+
+def confirmed_claim(table: Claim, proved: Claim) -> Claim:
+    """A table's first-player claim confirmed by the same claim from a checked weak
+    solution (`proved_first_player_claim`): two independent methods. The verdicts must
+    agree, the proved first move must win in the table and the table's remoteness must not
+    exceed the proof's length (ValueError otherwise); the proof's evidence is added under
+    ``weak_solution``."""
+    start, proved_start = table.evidence["start"], proved.evidence["start"]
+    if table.verdict != proved.verdict:
+        raise ValueError(f"the tables and the proof disagree on {table.id}: the start is {start['value']} for "
+                         f"Black by the tables, {proved_start['value']} by the proof")
+    first = proved.evidence.get("first_move")
+    if first is not None:
+        row = next(m for m in table.evidence["first_moves"] if first["name"] in m["cells"])
+        if row["value"] != first["value"]:
+            raise ValueError(f"the tables and the proof disagree on {table.id}: the first move {first['name']} is "
+                             f"{row['value']} for Black by the tables, {first['value']} by the proof")
+    if proved_start["at_most_plies"] is not None and start["remoteness"] > proved_start["at_most_plies"]:
+        raise ValueError(f"the tables and the proof disagree on {table.id}: the start's remoteness is "
+                         f"{start['remoteness']} by the tables, the proof wins in {proved_start['at_most_plies']}")
+    weak = {key: value for key, value in proved.evidence.items() if key not in ("board", "ruleset", "rules")}
+    return replace(table, evidence={**table.evidence, "weak_solution": weak},
+                   summary=f"{table.summary}; a checked weak solution agrees ({proved.evidence['proof']['rows']:,} "
+                           f"positions)")
 
 
 def ruleset_statistics(tables: SmallholderTables, board: str, ruleset: str,

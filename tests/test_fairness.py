@@ -253,3 +253,127 @@ def test_verify_smallholder_cli_json_ids_and_markdown(smallholder_tables, tmp_pa
 def test_verify_rejects_an_unknown_board(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["verify", "smallholder", "--board", "hex4", "--db", str(tmp_path / "x.sqlite")])
     assert result.exit_code == 2 and "hex4" in result.output
+
+
+# -- the first-player claim from a weak solution (a checked proof) ------------------------
+
+
+def _weak_solution(tmp_path: Path, board: str, ruleset: str, root: str | None = None) -> Path:
+    """A proof of ``board`` under ``ruleset`` by the weak solve, exported to a file (the
+    master expands the positions with more than 9 empty cells itself, so the proof has
+    that structure whatever the jobs' searches do within their budget)."""
+    from tablebase.service.proof import export_proof, weak_solve_into
+
+    rules = Smallholder(board, ruleset).rules
+    with TablebaseStore(tmp_path / f"weak-{board}-{ruleset}.sqlite", create=True) as store:
+        weak_solve_into(store, board, rules, root_text=root, node_budget=1_000, job_max_empty=9)
+        path = tmp_path / f"{board}-{ruleset}.proof.tsv"
+        path.write_text("\n".join(export_proof(store, board, rules, root)) + "\n")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset, verdict", [("nibbler", HOLDS), ("stymie", FAILS)])
+def test_a_checked_weak_solution_decides_the_first_player_claim_as_the_tables_do(
+        smallholder_tables, tmp_path: Path, ruleset: str, verdict: str) -> None:
+    """The proof's claim alone, then with the tables: the same verdict by two methods, and
+    the proof's first move one the tables find winning."""
+    from tablebase.service.verify import proof_claims, with_proofs
+
+    proof = _weak_solution(tmp_path, LIMPING2, ruleset)
+    [proved] = proof_claims(((proof, None),))
+    table = first_player_claim(smallholder_tables, LIMPING2, ruleset)
+    assert proved.id == table.id and proved.verdict == verdict
+    start = proved.evidence["start"]
+    assert start["value"] == table.evidence["start"]["value"]
+    assert start["at_most_plies"] >= table.evidence["start"]["remoteness"]
+    assert proved.evidence["proof"]["file"] == str(proof) and proved.evidence["proof"]["rows"] > 1
+    if verdict == HOLDS:
+        winning = {c for m in table.evidence["first_moves"] if m["value"] == "win" for c in m["cells"]}
+        assert set(proved.evidence["first_move"]["cells"]) <= winning
+    else:
+        assert proved.evidence["first_moves_winning_for_black"] == 0
+    [confirmed] = with_proofs([table], [proved])
+    assert confirmed.verdict == verdict and confirmed.evidence["weak_solution"]["proof"]["file"] == str(proof)
+    assert "a checked weak solution agrees" in confirmed.summary
+
+
+def test_a_proof_whose_start_is_a_leaf_gives_the_exact_value_and_no_first_move(smallholder_tables,
+                                                                              tmp_path: Path) -> None:
+    from tablebase.service.verify import proof_claims
+    from tablebase.solver.proof.certificate import proof_header
+
+    game = Smallholder(LIMPING2, "nibbler")
+    table = first_player_claim(smallholder_tables, LIMPING2, "nibbler")
+    remoteness = table.evidence["start"]["remoteness"]
+    proof = tmp_path / "leaf.proof.tsv"
+    proof.write_text("\n".join(proof_header(game, game.start(), "B")
+                                + [f"{game.format(game.start())}\tleaf\t\twin\t{remoteness}"]) + "\n")
+    [proved] = proof_claims(((proof, None),))  # the check re-solves the leaf by the reference engine
+    assert proved.verdict == HOLDS and "first_move" not in proved.evidence
+    assert proved.summary.startswith(f"proved by a checked weak solution: Black wins in {remoteness} plies;")
+
+
+def test_a_weak_solution_that_disagrees_with_the_tables_is_an_error(smallholder_tables, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from tablebase.service.errors import ServiceError
+    from tablebase.service.verify import proof_claims, with_proofs
+
+    proof = _weak_solution(tmp_path, LIMPING2, "nibbler")
+    [proved] = proof_claims(((proof, None),))
+    table = first_player_claim(smallholder_tables, LIMPING2, "nibbler")
+    wrong = replace(table, verdict=FAILS, evidence={**table.evidence, "start": {"value": "loss", "remoteness": 12}})
+    with pytest.raises(ServiceError, match="disagree on smallholder-first-player:nibbler:limping2"):
+        with_proofs([wrong], [proved])
+    # the proof's first move, lost by (made-up) tables
+    first = proved.evidence["first_move"]["name"]
+    moves = [dict(m, value="loss") if first in m["cells"] else m for m in table.evidence["first_moves"]]
+    with pytest.raises(ServiceError, match=f"the first move {first} is loss"):
+        with_proofs([replace(table, evidence={**table.evidence, "first_moves": moves})], [proved])
+
+
+def test_a_proof_of_another_position_says_nothing_of_the_first_player(tmp_path: Path) -> None:
+    from tablebase.service.errors import ServiceError
+    from tablebase.service.verify import proof_claims
+
+    game = Smallholder(LIMPING2, "nibbler")
+    after_a_move = game.format(game.play(game.start(), game.legal_moves(game.start())[0]))
+    proof = _weak_solution(tmp_path, LIMPING2, "nibbler", root=after_a_move)
+    with pytest.raises(ServiceError, match="not of the empty board"):
+        proof_claims(((proof, None),))
+
+
+def test_verify_with_a_proof_takes_big_leaves_from_the_journal_and_searches_only_when_asked(tmp_path: Path) -> None:
+    """A check that would search is refused (SolveNotAsked, naming the leaf); with the
+    search allowed it re-solves and journals them; then the journal alone answers."""
+    from tablebase.service.errors import SolveNotAsked
+    from tablebase.service.verify import proof_claims
+
+    proof = _weak_solution(tmp_path, LIMPING2, "nibbler")
+    journal = tmp_path / "check.journal"
+    with pytest.raises(SolveNotAsked, match=r"would re-solve a leaf by the search \(line \d+: .*give --solve"):
+        proof_claims(((proof, journal),), search=False, check_budget=50)
+    [searched] = proof_claims(((proof, journal),), search=True, check_budget=50)
+    [recalled] = proof_claims(((proof, journal),), search=False, check_budget=50)
+    assert recalled == searched and searched.verdict == HOLDS
+
+
+def test_verify_cli_with_a_proof(smallholder_tables, tmp_path: Path) -> None:
+    proof = _weak_solution(tmp_path, LIMPING2, "nibbler")
+    markdown = tmp_path / "FAIRNESS.md"
+    db = str(smallholder_tables.store.path)
+    result = CliRunner().invoke(main, ["verify", "smallholder", "--board", LIMPING2, "--db", db, "--json",
+                                       "--proof", str(proof), "--markdown", str(markdown)])
+    assert result.exit_code == 0, result.output
+    claims = {c["id"]: c for c in map(json.loads, result.stdout.splitlines())}
+    assert len(claims) == len(RULESETS) + 1  # the proof confirms a claim of the tables: no new id
+    assert claims[f"smallholder-first-player:nibbler:{LIMPING2}"]["evidence"]["weak_solution"]["proof"]["rows"] > 1
+    assert f"`tablebase verify smallholder --board {LIMPING2} --proof {proof} --markdown {markdown}`" in (
+        markdown.read_text())
+    on_limping2 = ["smallholder", "--board", LIMPING2]
+    for args, message in [(on_limping2 + ["--journal", "j.journal"], "one for each in the same order"),
+                          (on_limping2 + ["--proof", str(tmp_path / "none.tsv")], "no proof file at"),
+                          (["sparro", "--proof", str(proof)], "--proof gives Smallholder weak solutions")]:
+        result = CliRunner().invoke(main, ["verify", *args, "--db", db])
+        assert result.exit_code != 0 and message in result.output, result.output

@@ -14,7 +14,8 @@ from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import RULESETS, Smallholder
-from tablebase.service.proof import check_proof_file, export_proof
+from tablebase.service.proof import export_proof
+from tablebase.service.verify import proof_claims
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = sorted((ROOT / "proofs").glob("*.sqlite.gz"))
@@ -86,5 +87,9 @@ def test_each_check_journal_agrees_with_its_proof_and_a_whole_one_checks_it(path
         return  # a check in progress: what it found so far agrees
     copy = tmp_path / journal.name
     shutil.copyfile(journal, copy)
-    report = check_proof_file(path, journal=copy)
-    assert report.searched_leaves == 0 and report.journal_leaves + report.image_leaves == report.leaves
+    # the check, searching nothing (a leaf the journal lacks would be an error), and the
+    # first-player claim it proves, which docs/FAIRNESS.md must state as verify makes it
+    [claim] = proof_claims(((path, copy),), search=False)
+    assert claim.evidence["proof"]["re_solved"] == len(covered) and claim.evidence["board"] == board
+    fairness = (ROOT / "docs" / "FAIRNESS.md").read_text(encoding="utf-8")
+    assert f"| `{claim.id}` | **{claim.verdict}** | {claim.summary} |" in fairness, "run the command in its header"

@@ -99,6 +99,10 @@ class ProofError(ValueError):
     """A proof file that is malformed or does not prove its claim (the message says where)."""
 
 
+class LeafSearchNeeded(Exception):
+    """A check told not to search met a big leaf that its journal does not answer."""
+
+
 @dataclass(frozen=True)
 class Row:
     position: str
@@ -298,6 +302,10 @@ class CheckReport:
     #: required, not solved again)
     image_leaves: int = 0
     depth: int = 0  # the root's remoteness as a win's proof claims it
+    #: the full option spec of the rules (``rules`` is their name)
+    spec: str = ""
+    #: a win's: the winner's move at the root ("" when the loser moves there: every reply is covered)
+    root_move: str = ""
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -323,7 +331,7 @@ class CheckReport:
                 "leaves": self.leaves, "terminal_leaves": self.terminal_leaves,
                 "resolved_leaves": self.resolved_leaves, "searched_leaves": self.searched_leaves,
                 "reproved_leaves": self.reproved_leaves, "journal_leaves": self.journal_leaves,
-                "image_leaves": self.image_leaves,
+                "image_leaves": self.image_leaves, "spec": self.spec, "root_move": self.root_move or None,
                 "remoteness": None if self.draw else self.depth, "seconds": round(self.seconds, 3), "ok": True}
 
 
@@ -387,10 +395,14 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, str], list[Section]]:
 
 def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
                 progress: Callable[[str], None] | None = None, leaf_check: str = DEFAULT_LEAF_CHECK,
-                journal: LeafJournal | None = None, executor: Executor | None = None, slots: int = 1) -> CheckReport:
+                journal: LeafJournal | None = None, executor: Executor | None = None, slots: int = 1,
+                search: bool = True) -> CheckReport:
     """Verify a proof file (see the module doc); ProofError names the first problem. With an
     ``executor`` (`executors.open_executor`: its workers and ``slots``), the big leaves'
-    compiled re-solves run on its workers, one thread each, ``2 * slots`` at a time."""
+    compiled re-solves run on its workers, one thread each, ``2 * slots`` at a time. With
+    ``search`` False, a big leaf that is neither an image of an earlier one nor answered
+    by the journal raises `LeafSearchNeeded` instead of being re-solved (a check that
+    takes seconds or nothing)."""
     if leaf_check not in LEAF_CHECKS:
         raise ValueError(f"leaf_check must be one of {', '.join(LEAF_CHECKS)}, not {leaf_check!r}")
     started = time.perf_counter()
@@ -416,14 +428,14 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
     if journal is not None:
         journal.open(f"rules {game.rules.spec}, board {game.board.name}, leaf check {leaf_check}")
     report = CheckReport(game.rules_name, game.board.name, game.format(root), winner,
-                         rows=sum(len(rows) for _, rows in sections), draw=not winner)
+                         rows=sum(len(rows) for _, rows in sections), draw=not winner, spec=game.rules.spec)
     leaf_checks: list[LeafCheck] = []
     if winner:
         report.depth = _check_win(game, root, winner, _rows_by_position(game, sections[0][1]), report, leaf_checks)
     else:
         for holder, rows in sections:
             _check_holding(game, root, holder, _rows_by_position(game, rows), report, leaf_checks)
-    _check_leaves(game, leaf_checks, check_budget, leaf_check, report, progress, journal, executor, slots)
+    _check_leaves(game, leaf_checks, check_budget, leaf_check, report, progress, journal, executor, slots, search)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -475,6 +487,8 @@ def _check_win(game: Smallholder, root: Position, winner: str, table: dict[int, 
     remoteness: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[Position, Iterator[Position] | None]] = [(root, None)]
+    root_row = table[game.key(root)][1]
+    report.root_move = root_row.move if root_row.role == WINNER else ""
     while stack:
         pos, todo = stack[-1]
         exact = game.key(pos)
@@ -647,7 +661,7 @@ def recheck_leaf(board: str, rules: str, position: str, claim: Outcome) -> Outco
 
 def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget: int, leaf_check: str,
                   report: CheckReport, progress: Callable[[str], None] | None, journal: LeafJournal | None,
-                  executor: Executor | None = None, slots: int = 1) -> None:
+                  executor: Executor | None = None, slots: int = 1, search_allowed: bool = True) -> None:
     # imported here: the driver imports this package's tree, not the other way round
     from tablebase.solver.proof.driver import ProofSearch, SearchSettings
     from tablebase.solver.smallholder_search import LocalSearch
@@ -749,6 +763,10 @@ def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget:
             if leaf_check == "reference" or empty < too_big_from:
                 outcome = search.solve(pos)
                 search.table.clear()
+            if outcome is None and not search_allowed:
+                where = "" if journal is None else f" in the check journal {journal.name!r}"
+                raise LeafSearchNeeded(f"line {number}: the leaf ({empty} empty cells) is too big for the reference "
+                                       f"re-solve and its re-check is not{where or ' in a check journal'}")
             if outcome is not None or leaf_check != "search":
                 conclude(number, row, pos, attacker, wins, outcome, False)
             elif executor is not None:

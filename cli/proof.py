@@ -29,6 +29,7 @@ Example:
     tablebase solve smallholder --board limping2 --weak
     tablebase proof export smallholder --board limping2 --output limping2-nibbler.proof.tsv
     tablebase proof export smallholder --board limping3 --ruleset stymie --output stymie.tsv.gz
+    tablebase proof export smallholder --board limping3 --ruleset nibbler --workers 2 -o nibbler.tsv.gz
     tablebase check --proof limping2-nibbler.proof.tsv""")
 @click.option("--board", metavar="B", default=SMALLHOLDER.default_board, show_default=True, help="Board of the weak solve.")
 @click.option("--ruleset", metavar="R", default=None,
@@ -39,10 +40,17 @@ Example:
               help="Root of the weak solve (default: the empty board, Black to move).")
 @click.option("--output", "-o", type=click.Path(), default=None,
               help="Write here instead of stdout; a name ending in .gz is compressed.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Search the leaves' remoteness on a local Dask cluster of N worker processes, one leaf each "
+                   "at a time (default: in-process, one leaf at a time on every core).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
+              help="Search the leaves' remoteness on the Dask cluster of this scheduler (started with 'dask "
+                   "scheduler' and 'dask worker'; the workers need this package installed).")
 @db_option
 @silent_option
 def export_smallholder(board: str, ruleset: str | None, spec: str | None, position: str | None,
-                       output: str | None, db_path: str, silent: bool) -> None:
+                       output: str | None, workers: int | None, scheduler: str | None, db_path: str,
+                       silent: bool) -> None:
     """Write the proved strategy of a weak solve: one row per position of the winner's
     strategy as reached from the start (not canonical forms): 'winner' rows give the
     move the winner plays, 'loser' rows have every legal reply covered by a row, and
@@ -59,11 +67,13 @@ def export_smallholder(board: str, ruleset: str | None, spec: str | None, positi
     for a big proof (progress on stderr: how many leaves, then a line per leaf with
     the time left at the pace so far). What it finds is stored in
     the file (unless it is read-only), so an export stopped midway goes on from there.
+    With --workers N or --scheduler those searches run on a Dask cluster's workers, as
+    many at once as it has (the master stores what they find).
     """
     SMALLHOLDER.check_board(board)  # a bad board or rules is named before the file is looked at
     rules = rules_of(ruleset, spec)
     with open_store(db_path) as store:
-        lines = list(export_proof(store, board, rules, position, weak_progress(silent)))
+        lines = list(export_proof(store, board, rules, position, weak_progress(silent), workers, scheduler))
     text = "".join(line + "\n" for line in lines)
     if output is None:
         sys.stdout.write(text)

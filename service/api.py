@@ -286,14 +286,19 @@ class Tablebase:
             job_table_mb=job_table_mb, progress=progress)
 
     def export_proof(self, game: str = "smallholder", position: str | None = None, *,
-                     progress: Progress | None = None, **options: Any) -> list[str]:
+                     progress: Progress | None = None, workers: int | None = None, scheduler: str | None = None,
+                     **options: Any) -> list[str]:
         """The lines of the proof of a weak solve stored in the file, as `tablebase proof
         export` writes them (TSV; `check_proof` verifies them). Options ``board=``,
         ``ruleset=``, ``rules=``. A proof on value-only leaves gets their remoteness from
         the exact search (``progress`` reports each leaf), stored in a file opened with
-        mode "w"."""
+        mode "w"; with ``workers`` (a local Dask cluster) or ``scheduler``
+        ("tcp://HOST:PORT") those searches run on the cluster's workers."""
         engine = _weak_game(game, options)
-        return list(proof_service.export_proof(self.store, engine.board.name, engine.rules, position, progress))
+        if workers is not None:
+            _whole("workers", workers, 1)
+        return list(proof_service.export_proof(self.store, engine.board.name, engine.rules, position, progress,
+                                               workers, scheduler))
 
 
 def _weak_game(game: str, options: dict[str, Any]) -> Any:

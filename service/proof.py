@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -31,7 +32,7 @@ from tablebase.solver.proof.certificate import (
     draw_lines, Row, format_rows, holding_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
 from tablebase.solver.proof.executors import ExecutorError, InlineExecutor, describe, open_executor
-from tablebase.solver.proof.jobs import LEAF_SOLVERS
+from tablebase.solver.proof.jobs import LEAF_SOLVERS, leaf_remoteness
 from tablebase.solver.proof.tree import INF
 
 __all__ = ["CheckReport", "DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_JOB_RETRIES",
@@ -155,56 +156,93 @@ def _export_task(game: Smallholder) -> str:
     return f"proof export {game.rules_name}"
 
 
-def _leaf_distance(game: Smallholder, proofs: ProofStore, leaves: dict[int, tuple[int, int | None]],
-                   progress: Progress | None, pending: int) -> Callable[[Position], int]:
-    """The exact remoteness of a proof's leaf whose value alone was proved (the ``value``
-    leaf solver): the exact search, without a budget (a leaf job proved the value within
-    its budget; the remoteness takes a few times that, BENCHMARKS.md). Its search starts
-    from the leaf's proved value and the remoteness the previous leaf had (the proof's
+class _LeafRemoteness:
+    """The exact remoteness of a proof's leaves whose value alone was proved (the ``value``
+    leaf solver), by the exact search without a budget (a leaf job proved the value within
+    its budget; the remoteness takes a few times that, BENCHMARKS.md). Each search starts
+    from the leaf's proved value and the remoteness of the leaf found last (the proof's
     neighbouring leaves are alike), which saves null-window searches. Each one found is
-    stored at once unless the file is read-only, so an export stopped midway goes on
-    from there; progress reports each leaf, of the ``pending`` ones, and the time left at
-    the pace so far."""
-    task = _export_task(game)
-    searching = 0.0  # seconds spent on the leaves found so far
-    found: dict[int, int] = {}  # canonical key -> remoteness (a leaf the proof reaches twice)
-    storing = not proofs.store.readonly
+    stored at once unless the file is read-only, so an export stopped midway goes on from
+    there; progress reports each leaf, of the ``pending`` ones, and the time left at the
+    pace so far. `distance` searches in-process as the walk asks; `on_cluster` searches
+    them all on a Dask cluster's workers first."""
 
-    def distance(pos: Position) -> int:
-        nonlocal storing, searching
-        key = game.canonical_key(pos)
-        if key in found:
-            return found[key]
-        started = time.perf_counter()
-        # the leaf found last (dicts keep their order), or for the first one its empty cells
-        guessed = next(reversed(found.values())) if found else game.board.size - (pos.black | pos.white).bit_count()
-        outcome = exact_search(game).solve(pos, guess=Outcome(leaves[key][0], guessed))
+    def __init__(self, game: Smallholder, proofs: ProofStore, leaves: dict[int, tuple[int, int | None]],
+                 progress: Progress | None, pending: int) -> None:
+        self.game, self.proofs, self.leaves, self.progress, self.pending = game, proofs, leaves, progress, pending
+        self.found: dict[int, int] = {}  # canonical key -> remoteness (a leaf the proof reaches twice)
+        self.storing = not proofs.store.readonly
+        self.started: float | None = None  # when the first search began
+
+    def guess(self, key: int, pos: Position) -> Outcome:
+        """Where a leaf's search starts: its proved value, the last leaf's remoteness (or,
+        for the first, its empty cells)."""
+        if self.started is None:
+            self.started = time.perf_counter()
+        last = next(reversed(self.found.values())) if self.found else (
+            self.game.board.size - (pos.black | pos.white).bit_count())
+        return Outcome(self.leaves[key][0], last)
+
+    def keep(self, key: int, pos: Position, outcome: Outcome | None, seconds: float) -> int:
+        """Record what a leaf's search found (stored, reported); its remoteness."""
         if outcome is None or outcome.remoteness is None:
-            raise ProofError(f"the exact search found no remoteness for the leaf {game.format(pos)!r}")
-        found[key] = outcome.remoteness
+            raise ProofError(f"the exact search found no remoteness for the leaf {self.game.format(pos)!r}")
+        self.found[key] = outcome.remoteness
         note = ""
-        if storing:
+        if self.storing:
             try:
-                proofs.record_remoteness("smallholder", game.rules_name, key, outcome.remoteness)
+                self.proofs.record_remoteness("smallholder", self.game.rules_name, key, outcome.remoteness)
             except StoreError as exc:  # the export goes on; only a later one redoes the search
-                storing = False
+                self.storing = False
                 note = f"; not stored: {exc}"
-        seconds = time.perf_counter() - started
-        searching += seconds
-        if progress is not None:
-            left = searching / len(found) * max(pending - len(found), 0)
-            progress(ProgressEvent(task, f"leaf {game.format(pos)}: remoteness {outcome.remoteness} in {seconds:.1f} s "
-                                         f"(about {left / 60:.0f} min left){note}", len(found), pending))
+        if self.progress is not None:
+            assert self.started is not None
+            left = (time.perf_counter() - self.started) / len(self.found) * max(self.pending - len(self.found), 0)
+            self.progress(ProgressEvent(_export_task(self.game),
+                                        f"leaf {self.game.format(pos)}: remoteness {outcome.remoteness} in "
+                                        f"{seconds:.1f} s (about {left / 60:.0f} min left){note}",
+                                        len(self.found), self.pending))
         return outcome.remoteness
 
-    return distance
+    def distance(self, pos: Position) -> int:
+        """A leaf's remoteness: found before, or by the search in-process now."""
+        key = self.game.canonical_key(pos)
+        if key in self.found:
+            return self.found[key]
+        guess = self.guess(key, pos)
+        started = time.perf_counter()
+        outcome = exact_search(self.game).solve(pos, guess=guess)
+        return self.keep(key, pos, outcome, time.perf_counter() - started)
+
+    def on_cluster(self, positions: dict[int, Position], workers: int | None, scheduler: str | None) -> None:
+        """Find the remoteness of ``positions`` (canonical key -> a position) on the cluster
+        (`open_executor`), twice as many at a time as it has slots; the master stores them."""
+        game = self.game
+        todo = iter(positions.items())
+        with open_executor(workers, scheduler) as (executor, slots):
+            running: dict[Future, tuple[int, Position]] = {}
+            while True:
+                while len(running) < 2 * slots and (item := next(todo, None)) is not None:
+                    key, pos = item
+                    running[executor.submit(leaf_remoteness, game.board.name, game.rules.spec, game.format(pos),
+                                            self.guess(key, pos))] = item
+                if not running:
+                    return
+                done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                for future in done:
+                    key, pos = running.pop(future)
+                    outcome, seconds = future.result()
+                    self.keep(key, pos, outcome, seconds)
 
 
 def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str | None = None,
-                 progress: Progress | None = None) -> Iterator[str]:
+                 progress: Progress | None = None, workers: int | None = None,
+                 scheduler: str | None = None) -> Iterator[str]:
     """The TSV lines of the stored proof of ``root_text`` (default: the empty board). A
     leaf whose value alone was proved gets its remoteness from the exact search, which is
-    stored in ``store`` (unless opened read-only) for later exports."""
+    stored in ``store`` (unless opened read-only) for later exports; with ``workers`` (a
+    local Dask cluster) or ``scheduler`` (a cluster's address) those searches run on the
+    cluster's workers, one leaf per worker thread at a time."""
     game = game_of(board, rules)
     root = _root(game, root_text)
     proofs = ProofStore(store)
@@ -232,17 +270,25 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
         except ProofError as exc:
             raise ServiceError(str(exc)) from None
 
-    pending: set[int] = set()  # the leaves without a remoteness, found by a walk that searches nothing
+    # the leaves without a remoteness (canonical key -> the first position met), found by
+    # a walk that searches nothing
+    pending: dict[int, Position] = {}
 
     def note_pending(pos: Position) -> int:
-        pending.add(game.canonical_key(pos))
+        pending.setdefault(game.canonical_key(pos), pos)
         return 0
 
     strategies(note_pending)
     if pending and progress is not None:
-        progress(ProgressEvent(_export_task(game),
-                               f"{len(pending):,} leaves to give a remoteness by the exact search"))
-    found = strategies(_leaf_distance(game, proofs, leaves, progress, len(pending)))
+        progress(ProgressEvent(_export_task(game), f"{len(pending):,} leaves to give a remoteness by the exact search"
+                               + (f" ({describe(workers, scheduler)})" if workers or scheduler else "")))
+    remoteness = _LeafRemoteness(game, proofs, leaves, progress, len(pending))
+    if pending and (workers or scheduler):
+        try:
+            remoteness.on_cluster(pending, workers, scheduler)
+        except ExecutorError as exc:
+            raise ServiceError(str(exc)) from None
+    found = strategies(remoteness.distance)
     if drawn:
         yield from draw_lines(game, root, found, _notes(disproved, sum(len(rows) for rows in found.values())))
         return

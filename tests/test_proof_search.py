@@ -7,6 +7,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import sqlite3
@@ -147,6 +148,7 @@ def test_value_leaves_export_with_their_remoteness_and_check(tmp_path):
         run = proofs.find_run("smallholder", game.rules_name, game.canonical_key(root), root.to_move)
         with pytest.raises(ProofError, match="no remoteness"):
             list(proof_rows(game, root, root.to_move, proofs.settled(run.id), leaves))
+    shutil.copyfile(db, tmp_path / "cluster.sqlite")  # for the export on a cluster, below
     with TablebaseStore(db, readonly=True) as store:  # a read-only file: found, not stored
         lines = list(export_proof(store, "hex3", game.rules, game.format(root)))
         assert ProofStore(store).leaves("smallholder", game.rules_name) == leaves
@@ -168,6 +170,13 @@ def test_value_leaves_export_with_their_remoteness_and_check(tmp_path):
     with TablebaseStore(db) as store, pytest.MonkeyPatch.context() as patch:
         patch.setattr(service_proof, "exact_search", no_search)
         assert list(export_proof(store, "hex3", game.rules, game.format(root))) == lines
+    # on a local cluster: the leaves' searches on its workers, the same file, the same stored
+    with TablebaseStore(tmp_path / "cluster.sqlite") as store:
+        events = []
+        assert list(export_proof(store, "hex3", game.rules, game.format(root), events.append, workers=2)) == lines
+        assert ProofStore(store).leaves("smallholder", game.rules_name) == found
+    assert events[0].text.endswith("by the exact search (local Dask cluster of 2 workers)")
+    assert sorted(e.done for e in events[1:]) == list(range(1, len(searched) + 1))
     report = check_proof(lines)
     assert report.leaves > report.terminal_leaves
     solved = solve_ruleset(game.board, game.rules, roots=np.array([game.canonical_key(root)], dtype=np.uint64))
@@ -851,6 +860,23 @@ def test_weak_solve_export_and_check_commands(tmp_path):
     report = json.loads(checked.stdout)
     assert report["ok"] and report["winner"] == "W" and report["rules"] == "stymie@limping2"
     assert report["remoteness"] >= 12  # the table's remoteness of the start; the proof is no shorter
+
+
+def test_export_on_workers_through_the_command(tmp_path):
+    db = tmp_path / "tb.sqlite"
+    solved = cli("solve", "smallholder", "--board", "limping2", "--weak", "--leaf-solver", "value",
+                 "--job-budget", "2000", "--db", str(db), "-s")
+    assert solved.exit_code == 0, solved.output
+    for name in ("alone.sqlite", "unreachable.sqlite"):
+        shutil.copyfile(db, tmp_path / name)
+    export = ["proof", "export", "smallholder", "--board", "limping2", "-s", "--db"]
+    spread = cli(*export, str(db), "--workers", "2")
+    alone = cli(*export, str(tmp_path / "alone.sqlite"))
+    assert spread.exit_code == alone.exit_code == 0, spread.output + alone.output
+    assert spread.stdout == alone.stdout and "\tleaf\t" in spread.stdout
+    unreachable = cli(*export, str(tmp_path / "unreachable.sqlite"), "--scheduler", "localhost:1")
+    assert unreachable.exit_code == 1 and "tcp://HOST:PORT" in unreachable.stderr
+    assert "Traceback" not in unreachable.output
 
 
 def test_commands_fail_with_one_line(tmp_path):

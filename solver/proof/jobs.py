@@ -122,6 +122,19 @@ def value_leaf(game: Smallholder, pos: Position, node_budget: int, threads: int 
     return (None if value is None else (value, None)), search.searched()
 
 
+#: Transposition-table size of an export worker's search (`leaf_remoteness`).
+REMOTENESS_TABLE_BYTES = 1 << 30
+
+
+def leaf_remoteness(board: str, rules: str, position: str, guess: Outcome) -> tuple[Outcome | None, float]:
+    """A value-only leaf's exact outcome (value and remoteness) by the compiled search on
+    one thread, without a budget, MTD(f) starting from ``guess``, and the seconds it took
+    (the function export workers run: `proof export --workers`)."""
+    started = time.perf_counter()
+    search = _exact_search(board, rules, 1, REMOTENESS_TABLE_BYTES)
+    return search.solve(_game(board, rules).parse(position), guess=guess), time.perf_counter() - started
+
+
 @functools.cache
 def _array_search(board: str, rules: str) -> ArrayLocalSearch:
     return ArrayLocalSearch(_game(board, rules), node_budget=None)

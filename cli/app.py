@@ -93,6 +93,23 @@ db_option = click.option(
     show_default=True, help="Tablebase file (also settable with the TABLEBASE_DB environment variable).")
 silent_option = click.option("-s", "--silent", is_flag=True, help="No progress output on stderr.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per line).")
+
+
+def cluster_options(does: str, each: str = "", default: str = "in-process") -> Callable[[Callable], Callable]:
+    """The --workers N and --scheduler tcp://HOST:PORT options of a command that ``does``
+    its work on a Dask cluster (``each``: how a worker takes it on; ``default``: where it
+    runs without them)."""
+    def decorate(command: Callable) -> Callable:
+        command = click.option(
+            "--scheduler", metavar="tcp://HOST:PORT", default=None,
+            help=f"{does} on the Dask cluster of this scheduler (started with 'dask scheduler' and 'dask "
+                 f"worker'; the workers need this package installed).")(command)
+        return click.option(
+            "--workers", type=click.IntRange(1, 1024), default=None,
+            help=f"{does} on a local Dask cluster of N worker processes{each} (default: {default}).")(command)
+    return decorate
+
+
 solve_option = click.option("--solve", "solve", is_flag=True,
                             help="Solve the tables the command needs when the file lacks them (without it the "
                                  "command says what it would solve, and how long that takes, and stops).")

@@ -14,6 +14,7 @@ from tablebase.cli.app import (
     DEFAULT_DB,
     SEED_RANGE,
     TablebaseError,
+    cluster_options,
     db_option,
     json_option,
     main,
@@ -71,12 +72,8 @@ Example:
               help="--proof: keep what the re-checks of big leaves find in this file (created if missing), "
                    "each as soon as it is found; a check run again with the same JOURNAL takes those leaves "
                    "from it, so a long check that was stopped resumes.")
-@click.option("--workers", type=click.IntRange(1, 1024), default=None,
-              help="--proof: re-solve the big leaves on a local Dask cluster of N worker processes, one "
-                   "leaf each at a time (default: in-process, one leaf at a time on every core).")
-@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
-              help="--proof: re-solve the big leaves on the Dask cluster of this scheduler (started with "
-                   "'dask scheduler' and 'dask worker'; the workers need this package installed).")
+@cluster_options("--proof: re-solve the big leaves", ", one leaf each at a time",
+                 "in-process, one leaf at a time on every core")
 @json_option
 @silent_option
 def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof_path: str | None,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from tablebase.cli.app import db_option, main, silent_option, weak_progress, write_output
+from tablebase.cli.app import cluster_options, db_option, main, silent_option, weak_progress, write_output
 from tablebase.service.files import open_store
 from tablebase.service.proof import export_proof
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
@@ -40,12 +40,8 @@ Example:
               help="Root of the weak solve (default: the empty board, Black to move).")
 @click.option("--output", "-o", type=click.Path(), default=None,
               help="Write here instead of stdout; a name ending in .gz is compressed.")
-@click.option("--workers", type=click.IntRange(1, 1024), default=None,
-              help="Search the leaves' remoteness on a local Dask cluster of N worker processes, one leaf each "
-                   "at a time (default: in-process, one leaf at a time on every core).")
-@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
-              help="Search the leaves' remoteness on the Dask cluster of this scheduler (started with 'dask "
-                   "scheduler' and 'dask worker'; the workers need this package installed).")
+@cluster_options("Search the leaves' remoteness", ", one leaf each at a time",
+                 "in-process, one leaf at a time on every core")
 @db_option
 @silent_option
 def export_smallholder(board: str, ruleset: str | None, spec: str | None, position: str | None,

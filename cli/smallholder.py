@@ -10,7 +10,7 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE, Seconds,
-    answer_positions, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option, show,
+    answer_positions, cluster_options, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option, show,
     silent_option, solve, weak_progress, write_output)
 from tablebase.service.files import open_store
 from tablebase.render.text import moves_line
@@ -145,11 +145,7 @@ Example:
 @click.option("--weak", is_flag=True,
               help="Weak solve: prove the value of the start (no table), by a proof-number search whose "
                    "frontier positions are exact-search jobs; resumable, committed as it goes.")
-@click.option("--workers", type=click.IntRange(1, 1024), default=None,
-              help="--weak: run the jobs on a local Dask cluster of N worker processes (default: in-process).")
-@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
-              help="--weak: run the jobs on the Dask cluster of this scheduler (started with 'dask scheduler' "
-                   "and 'dask worker'; the workers need this package installed).")
+@cluster_options("--weak: run the jobs")
 @click.option("--job-budget", type=BUDGET_RANGE, default=DEFAULT_JOB_BUDGET, show_default=True,
               help="--weak: positions one leaf job may explore before it answers unknown (then it runs "
                    "again with more, see --job-retries, and after that the proof-number search expands the "

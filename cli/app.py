@@ -110,6 +110,29 @@ def cluster_options(does: str, each: str = "", default: str = "in-process") -> C
     return decorate
 
 
+def proof_options(command: Callable) -> Callable:
+    """The --proof FILE and --journal FILE options (repeatable, paired in order) of a
+    command that decides first-player claims from weak solutions; `proof_pairs` pairs them."""
+    command = click.option(
+        "--journal", "journals", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
+        help="The check journal of each --proof, in the same order (repeatable): the big leaves are taken "
+             "from it.")(command)
+    return click.option(
+        "--proof", "proofs", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
+        help="Also decide the first-player claim from this weak solution (repeatable): a proof of the empty "
+             "board from 'tablebase proof export smallholder', checked first as by 'tablebase check --proof'. "
+             "On a board whose tables are checked too, the proof must agree with them.")(command)
+
+
+def proof_pairs(proofs: tuple[str, ...], journals: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
+    """(proof, journal or None) for each --proof; a usage error unless there are no
+    journals or one for each proof."""
+    if journals and len(journals) != len(proofs):
+        raise click.UsageError(f"--journal goes with --proof, one for each in the same order: "
+                               f"{len(proofs)} --proof and {len(journals)} --journal given")
+    return tuple(zip(proofs, journals or (None,) * len(proofs)))
+
+
 solve_option = click.option("--solve", "solve", is_flag=True,
                             help="Solve the tables the command needs when the file lacks them (without it the "
                                  "command says what it would solve, and how long that takes, and stops).")

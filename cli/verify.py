@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
-from tablebase.cli.app import db_option, json_option, main, progress_printer, silent_option, solve_option, write_output
+from tablebase.cli.app import (
+    db_option, json_option, main, progress_printer, proof_options, proof_pairs, silent_option, solve_option,
+    write_output)
 from tablebase.service.files import open_store
 from tablebase.render.markdown import claims_markdown
 from tablebase.service.smallholder import rules_of
@@ -34,14 +36,7 @@ Example:
               help="Check these Smallholder combinations instead of the named rulesets (repeatable): a "
                    "ruleset name or groups=...,adjacent=...,territory=...,capture=... (keys left out keep "
                    "the nibbler values).")
-@click.option("--proof", "proofs", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
-              help="Also decide the first-player claim from this weak solution (repeatable): a proof of the "
-                   "empty board from 'tablebase proof export smallholder', checked first as by 'tablebase check "
-                   "--proof'. On a board whose tables are checked too, the proof must agree with them.")
-@click.option("--journal", "journals", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
-              help="The check journal of each --proof, in the same order (repeatable): the big leaves are taken "
-                   "from it. A big leaf it lacks would be re-solved by the search (minutes to hours): without "
-                   "--solve that is an error.")
+@proof_options
 @db_option
 @json_option
 @click.option("--markdown", "markdown", type=click.Path(),
@@ -71,7 +66,9 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
     With --proof: the first-player claim of a board no table holds (limping3, hex4)
     from a weak solution, once its check passes (every row by the rules engine, every
     leaf re-solved, or taken from the check's journal); a claim the tables decide too is
-    confirmed by it (evidence "weak_solution"), and a disagreement is an error.
+    confirmed by it (evidence "weak_solution"), and a disagreement is an error. A big
+    leaf the --journal lacks would be re-solved by the search (minutes to hours): without
+    --solve that is an error.
 
     With --json: one object per claim and line: {"id", "claim", "verdict", "evidence",
     "summary"}.
@@ -80,9 +77,7 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
         raise click.UsageError("--rules chooses Smallholder combinations: use 'tablebase verify smallholder --rules ...'")
     if proofs and game == "sparro":
         raise click.UsageError("--proof gives Smallholder weak solutions: use 'tablebase verify smallholder --proof ...'")
-    if journals and len(journals) != len(proofs):
-        raise click.UsageError(f"--journal goes with --proof, one for each in the same order: "
-                               f"{len(proofs)} --proof and {len(journals)} --journal given")
+    weak = proof_pairs(proofs, journals)
     rules = tuple(rules_of(None, spec) for spec in specs)
     chosen = boards or SMALLHOLDER_BOARDS
     if not solve:
@@ -90,7 +85,7 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
                              tables_needed(game, chosen, rules))
     with open_store(db_path, create=True) as store:
         claims = verify_claims(store, game, progress_printer(silent), chosen, rules,
-                               tuple(zip(proofs, journals or (None,) * len(proofs))), search=solve)
+                               weak, search=solve)
     if markdown:
         command = " ".join(["tablebase verify"] + ([] if game == "all" else [game])
                            + [f"--board {b}" for b in boards] + [f"--rules {spec}" for spec in specs]

@@ -24,7 +24,7 @@ from tablebase.solver.tiered import SolvedTier
 #: the games with fairness claims
 GAMES = ("sparro", "smallholder")
 
-__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "StoredSmallholderTables", "StoredSparroTables", "proof_claims",
+__all__ = ["GAMES", "SMALLHOLDER_BOARDS", "Claim", "StoredSmallholderTables", "StoredSparroTables", "proof_claims",
            "stored_claims", "tables_needed", "verify_claims", "with_proofs"]
 
 

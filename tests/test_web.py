@@ -540,6 +540,36 @@ def test_fairness_page_renders_the_report(page: Any, server: str, client: Any) -
     page.screenshot(path=str(DOCS_IMAGES / "fairness.png"))
 
 
+def test_fairness_with_a_weak_solution_is_what_verify_with_it_prints(web_db: Path, tmp_path: Path) -> None:
+    """The report adds the first-player claims of checked proofs (checked before the
+    server starts), as `verify --proof` does; a proof that is not one stops the start."""
+    from starlette.testclient import TestClient
+
+    from tablebase.service.errors import ServiceError
+    from tablebase.service.verify import proof_claims
+    from tablebase.web.app import listen
+
+    weak = tmp_path / "weak.sqlite"
+    proof = tmp_path / "limping2.proof.tsv"
+    for args in (("solve", "smallholder", "--board", "limping2", "--weak", "--job-budget", "1000",
+                  "--job-max-empty", "9", "--db", str(weak)),
+                 ("proof", "export", "smallholder", "--board", "limping2", "--db", str(weak), "-o", str(proof))):
+        assert cli(*args, "-s").exit_code == 0
+    with TestClient(create_app(web_db, tuple(proof_claims(((proof, None),), search=False)))) as with_proof:
+        report = with_proof.get("/api/fairness").json()
+    lines = cli("verify", "smallholder", "--board", "limping2", "--proof", str(proof), "--json",
+                "--db", str(web_db)).stdout.splitlines()
+    assert report["claims"] == [json.loads(line) for line in lines]
+    confirmed = [c for c in report["claims"] if "weak_solution" in c["evidence"]]
+    assert [c["id"] for c in confirmed] == ["smallholder-first-player:nibbler:limping2"]
+    bad = tmp_path / "bad.proof.tsv"
+    bad.write_text("# not a proof\n")
+    with pytest.raises(ServiceError, match="not a valid proof"):
+        listen(web_db, "127.0.0.1", free_port(), ((bad, None),))
+    assert "not a valid proof" in cli_error("serve", "--db", str(web_db), "--proof", str(bad),
+                                            "--port", str(free_port()))
+
+
 def test_a_file_without_puzzles_lists_none(tmp_path: Path) -> None:
     from starlette.testclient import TestClient
 

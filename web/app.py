@@ -34,6 +34,8 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from tablebase.service.progress import Progress
+from tablebase.service.verify import Claim, proof_claims
 from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line, is_missing_table
 from tablebase.web.jobs import SearchJobs
 
@@ -98,9 +100,10 @@ def quiet_collector() -> None:
     gc.set_threshold(SERVER_GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
-def create_app(db_path: str | Path) -> Starlette:
-    """The explorer for one tablebase file (opened read-only, per request thread)."""
-    explorer = Explorer(db_path)
+def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette:
+    """The explorer for one tablebase file (opened read-only, per request thread); its
+    fairness report adds the first-player claims of checked weak solutions (``proved``)."""
+    explorer = Explorer(db_path, proved)
     jobs = SearchJobs(str(db_path))
 
     def probe(request: Request) -> Any:
@@ -164,12 +167,16 @@ def create_app(db_path: str | Path) -> Starlette:
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-def listen(db_path: str | Path, host: str = "127.0.0.1", port: int = 8000) -> uvicorn.Server:
+def listen(db_path: str | Path, host: str = "127.0.0.1", port: int = 8000,
+           proofs: tuple[tuple[str | Path, str | Path | None], ...] = (),
+           progress: Progress | None = None) -> uvicorn.Server:
     """A server for the explorer, ready to ``run()``: the file has been opened (a missing
-    or foreign one raises the store's error now) and the address is free (else OSError)."""
+    or foreign one raises the store's error now), the address is free (else OSError) and
+    the weak solutions ``proofs`` (proof file, check journal or None) are checked, from
+    their journals without a search (else a ServiceError: `proof_claims`)."""
     Explorer(db_path).tables()
     with socket.create_server((host, port)):
         pass
-    app = create_app(db_path)
+    app = create_app(db_path, tuple(proof_claims(proofs, progress, search=False)))
     quiet_collector()
     return uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))

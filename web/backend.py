@@ -21,7 +21,7 @@ from tablebase.service.games import describe
 from tablebase.service.puzzles import puzzle_json
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
 from tablebase.service.sparro import DESCRIPTION as SPARRO
-from tablebase.service.verify import stored_claims
+from tablebase.service.verify import Claim, stored_claims, with_proofs
 
 __all__ = ["USER_ERRORS", "BadRequest", "Explorer", "error_line", "is_missing_table"]
 
@@ -59,9 +59,12 @@ class Explorer:
     table's record again, so a table replaced in the file is never answered from memory.
     """
 
-    def __init__(self, db_path: str | Path) -> None:
+    def __init__(self, db_path: str | Path, proved: tuple[Claim, ...] = ()) -> None:
         self.db_path = str(db_path)
         self._local = threading.local()
+        #: first-player claims of weak solutions, checked before the server started
+        #: (`proof_claims`): the fairness report adds them to the tables' claims
+        self.proved = proved
 
     def _tablebase(self) -> tablebase.Tablebase:
         opened = getattr(self._local, "tablebase", None)
@@ -127,6 +130,8 @@ class Explorer:
 
     def fairness(self) -> dict[str, Any]:
         """The claims `tablebase verify --json` prints, for the tables the file holds
-        (nothing is solved), and what was left out for want of a table."""
+        (nothing is solved) and the weak solutions given (`proved`), and what was left out
+        for want of a table."""
         claims, left_out = stored_claims(self._tablebase().store)
+        claims = with_proofs(claims, list(self.proved))
         return {"claims": [claim.as_json() for claim in claims], "not_checked": left_out}

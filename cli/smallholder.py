@@ -10,8 +10,8 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE, Seconds,
-    answer_positions, cluster_options, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option, show,
-    silent_option, solve, weak_progress, write_output)
+    answer_positions, cluster_options, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option,
+    show, silent_option, solve, weak_progress, write_output)
 from tablebase.service.files import open_store
 from tablebase.render.text import moves_line
 from tablebase.service.tables import solve_json

@@ -76,7 +76,8 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
     if specs and game != "smallholder":
         raise click.UsageError("--rules chooses Smallholder combinations: use 'tablebase verify smallholder --rules ...'")
     if proofs and game == "sparro":
-        raise click.UsageError("--proof gives Smallholder weak solutions: use 'tablebase verify smallholder --proof ...'")
+        raise click.UsageError("--proof gives Smallholder weak solutions: use "
+                               "'tablebase verify smallholder --proof ...'")
     weak = proof_pairs(proofs, journals)
     rules = tuple(rules_of(None, spec) for spec in specs)
     chosen = boards or SMALLHOLDER_BOARDS

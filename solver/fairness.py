@@ -315,7 +315,8 @@ def proved_first_player_claim(report: CheckReport, proof: str) -> Claim:
     game = Smallholder(report.board, parse_rules(report.spec))
     start = game.start()
     if report.root != game.format(start):
-        raise ValueError(f"the proof is of {report.root!r}, not of the empty board: it says nothing of the first player")
+        raise ValueError(f"the proof is of {report.root!r}, not of the empty board: it says nothing of the first "
+                         f"player")
     value = WIN if report.winner == BLACK else DRAW if report.draw else LOSS
     moves = game.legal_moves(start)
     evidence: dict[str, Any] = {
@@ -344,7 +345,8 @@ def proved_first_player_claim(report: CheckReport, proof: str) -> Claim:
                    + f" in at most {report.depth} plies against any defence; the other first moves are not solved")
     elif report.winner:
         evidence["first_moves_winning_for_black"] = 0
-        summary = f"proved by a checked weak solution: White wins in at most {report.depth} plies against every first move"
+        summary = (f"proved by a checked weak solution: White wins in at most {report.depth} plies against every "
+                   f"first move")
     else:
         summary = "proved by a checked weak solution: a draw (each side has a strategy that does not lose)"
     evidence["proof"] = {"file": proof, "rows": report.rows, "leaves": report.leaves,

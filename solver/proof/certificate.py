@@ -662,33 +662,128 @@ def recheck_leaf(board: str, rules: str, position: str, claim: Outcome) -> Outco
 def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget: int, leaf_check: str,
                   report: CheckReport, progress: Callable[[str], None] | None, journal: LeafJournal | None,
                   executor: Executor | None = None, slots: int = 1, search_allowed: bool = True) -> None:
-    # imported here: the driver imports this package's tree, not the other way round
-    from tablebase.solver.proof.driver import ProofSearch, SearchSettings
-    from tablebase.solver.smallholder_search import LocalSearch
+    _LeafChecker(game, leaf_checks, check_budget, leaf_check, report, progress, journal, executor, slots,
+                 search_allowed).run()
 
-    search = LocalSearch(game, node_budget=check_budget)
-    compiled_search = None
-    # the compiled re-solves handed to the executor's workers, at most twice its slots at once
-    pending: dict[Future, LeafCheck] = {}
-    # with the compiled search at hand, a leaf with as many empty cells as one that was
-    # too big for the reference re-solve goes straight to it (a failed try costs seconds)
-    too_big_from = game.board.size + 1
-    last = time.perf_counter()
-    checked = worked = 0  # leaves checked; of them, those not taken from the journal
-    working_since: float | None = None  # when the first leaf not in the journal was taken on
 
-    def question_of(row: Row, attacker: str, wins: bool) -> tuple[str, str]:
+class _LeafChecker:
+    """The leaves of one check, in the proof's order (see `check_proof`): each an image of
+    an earlier one (the same claim required), taken from the journal, re-solved by the
+    reference engine, or by the compiled search (in-process, or on the executor's workers,
+    ``2 * slots`` at a time), or its value re-proved; progress with the time left."""
+
+    def __init__(self, game: Smallholder, leaf_checks: list[LeafCheck], check_budget: int, leaf_check: str,
+                 report: CheckReport, progress: Callable[[str], None] | None, journal: LeafJournal | None,
+                 executor: Executor | None, slots: int, search_allowed: bool) -> None:
+        from tablebase.solver.smallholder_search import LocalSearch  # the driver imports this package's tree
+
+        self.game, self.leaf_checks, self.check_budget, self.leaf_check = game, leaf_checks, check_budget, leaf_check
+        self.report, self.progress, self.journal = report, progress, journal
+        self.executor, self.slots, self.search_allowed = executor, slots, search_allowed
+        self.search = LocalSearch(game, node_budget=check_budget)
+        self.compiled_search: Any = None
+        # the compiled re-solves handed to the executor's workers
+        self.pending: dict[Future, LeafCheck] = {}
+        # with the compiled search at hand, a leaf with as many empty cells as one that was
+        # too big for the reference re-solve goes straight to it (a failed try costs seconds)
+        self.too_big_from = game.board.size + 1
+        self.last = time.perf_counter()
+        self.checked = self.worked = 0  # leaves checked; of them, those not taken from the journal
+        self.working_since: float | None = None  # when the first leaf not in the journal was taken on
+        # (canonical key, question) -> the line of the first leaf of that key and its answer: a
+        # leaf that is an image of it under a symmetry of the board must claim the same, and is
+        # not solved again
+        self.firsts: dict[tuple[int, str], tuple[int, str]] = {}
+        self.keys = [game.canonical_key(pos) for _, _, pos, _, _ in leaf_checks]
+
+    def run(self) -> None:
+        for done, leaf in enumerate(self.leaf_checks, start=1):
+            if not self._known(done, leaf):
+                self._re_solve(done, leaf)
+            if self.pending:
+                self._collect(block=False)
+            self._report_progress(final=done == len(self.leaf_checks) and not self.pending)
+        while self.pending:
+            self._collect(block=True)
+            self._report_progress(final=not self.pending)
+
+    def _question_of(self, row: Row, attacker: str, wins: bool) -> tuple[str, str]:
         """What a big leaf's re-check answers as the journal keeps it, and the row's answer."""
-        if leaf_check == "search":
+        if self.leaf_check == "search":
             return EXACT_QUESTION, _outcome_text(_claimed(row))
         return f"a win for {COLOUR_NAMES[attacker]}?", "yes" if wins else "no"
 
-    def conclude(number: int, row: Row, pos: Position, attacker: str, wins: bool, outcome: Outcome | None,
-                 searched: bool) -> None:
+    def _known(self, done: int, leaf: LeafCheck) -> bool:
+        """Whether the leaf is checked without a solve: as an image of an earlier leaf, or
+        from the journal (its claim compared with theirs)."""
+        number, row, _pos, attacker, wins = leaf
+        question, claim = self._question_of(row, attacker, wins)
+        first_number, first_claim = self.firsts.setdefault((self.keys[done - 1], question), (number, claim))
+        if first_number != number:
+            if first_claim != claim:
+                raise ProofError(f"line {number}: the leaf claims {claim!r} but is an image under a symmetry of the "
+                                 f"board of the leaf of line {first_number}, which claims {first_claim!r}: "
+                                 f"{row.position!r}")
+            self.report.image_leaves += 1
+            self.checked += 1
+            return True
+        recalled = None if self.journal is None else self.journal.recall(row.position, question)
+        if recalled is None:
+            return False
+        if recalled != claim:
+            raise ProofError(f"line {number}: an earlier check found {question!r} of the leaf to be {recalled!r}, "
+                             f"not {claim!r} (the check journal {self.journal.name!r}): {row.position!r}")
+        self.report.journal_leaves += 1
+        self.checked += 1
+        return True
+
+    def _re_solve(self, done: int, leaf: LeafCheck) -> None:
+        """Re-solve a leaf: by the reference engine when small enough, else by the compiled
+        search (or, with the leaf check ``reference``, re-prove its value)."""
+        game = self.game
+        number, row, pos, _attacker, _wins = leaf
+        if self.working_since is None:
+            self.working_since = time.perf_counter()
+        empty = game.board.size - (pos.black | pos.white).bit_count()
+        outcome = None
+        if self.leaf_check == "reference" or empty < self.too_big_from:
+            outcome = self.search.solve(pos)
+            self.search.table.clear()
+        if outcome is None and not self.search_allowed:
+            where = "" if self.journal is None else f" in the check journal {self.journal.name!r}"
+            raise LeafSearchNeeded(f"line {number}: the leaf ({empty} empty cells) is too big for the reference "
+                                   f"re-solve and its re-check is not{where or ' in a check journal'}")
+        if outcome is not None or self.leaf_check != "search":
+            self._conclude(leaf, outcome, searched=False)
+            return
+        self.too_big_from = min(self.too_big_from, empty)
+        if self.executor is not None:
+            while len(self.pending) >= 2 * self.slots:
+                self._collect(block=True)
+                self._report_progress()
+            self.pending[self.executor.submit(recheck_leaf, game.board.name, game.rules.spec, row.position,
+                                              _claimed(row))] = leaf
+            return
+        if self.compiled_search is None:
+            from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
+
+            # without the reply-count ordering the jobs' search used: another move order
+            self.compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False)
+        progress = self.progress
+        # from the claim (a start of MTD(f), the answer the same whatever it is)
+        outcome = self.compiled_search.solve(pos, guess=_claimed(row), progress=None if progress is None else (
+            lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(self.leaf_checks):,} "
+                                                f"(line {number}): {nodes:,} positions")))
+        self._conclude(leaf, outcome, searched=True)
+
+    def _conclude(self, leaf: LeafCheck, outcome: Outcome | None, searched: bool) -> None:
         """Judge a leaf's re-solve (``outcome``, None: not settled, then its value is re-proved)."""
-        nonlocal checked, worked
+        from tablebase.solver.proof.driver import ProofSearch, SearchSettings  # it imports this package's tree
+
+        number, row, pos, attacker, wins = leaf
+        report, journal = self.report, self.journal
         claimed = _claimed(row)
-        question = question_of(row, attacker, wins)[0]
+        question = self._question_of(row, attacker, wins)[0]
         if searched:
             report.searched_leaves += 1
             if journal is not None and outcome is not None:
@@ -701,96 +796,34 @@ def _check_leaves(game: Smallholder, leaf_checks: list[LeafCheck], check_budget:
                                  f"{_outcome_text(claimed)}: {row.position!r}")
         else:
             # the value alone: the attacker's win proved (a win's leaf) or disproved (a draw's)
-            settings = SearchSettings(node_budget=check_budget, solver="reference", order="last")
-            result = ProofSearch(game, pos, attacker, InlineExecutor(), 1, settings).run()
+            settings = SearchSettings(node_budget=self.check_budget, solver="reference", order="last")
+            result = ProofSearch(self.game, pos, attacker, InlineExecutor(), 1, settings).run()
             if result.status in ("proved", "disproved") and journal is not None:
                 journal.record(row.position, question, "yes" if result.status == "proved" else "no")
             if result.status != ("proved" if wins else "disproved"):
                 raise ProofError(f"line {number}: the leaf could not be re-proved {'a' if wins else 'not a'} win "
                                  f"for {COLOUR_NAMES[attacker]} ({result.status}): {row.position!r}")
             report.reproved_leaves += 1
-        checked += 1
-        worked += 1
+        self.checked += 1
+        self.worked += 1
 
-    def collect(block: bool) -> None:
+    def _collect(self, block: bool) -> None:
         """Conclude the workers' re-solves that are done (with ``block``, wait for one)."""
-        done, _ = wait(list(pending), timeout=None if block else 0, return_when=FIRST_COMPLETED)
+        done, _ = wait(list(self.pending), timeout=None if block else 0, return_when=FIRST_COMPLETED)
         for future in done:
-            number, row, pos, attacker, wins = pending.pop(future)
-            conclude(number, row, pos, attacker, wins, future.result(), True)
+            self._conclude(self.pending.pop(future), future.result(), searched=True)
 
-    def report_progress(final: bool = False) -> None:
-        nonlocal last
-        if progress is None or not (final or time.perf_counter() - last > 2):
+    def _report_progress(self, final: bool = False) -> None:
+        if self.progress is None or not (final or time.perf_counter() - self.last > 2):
             return
-        last = time.perf_counter()
+        self.last = time.perf_counter()
         # the leaves left to solve (those being solved and those not met yet): an image of a
         # leaf met before costs nothing
-        left = len(pending) + len(set(keys[checked + len(pending):]) - {key for key, _ in firsts})
+        pending = self.pending
+        left = len(pending) + len(set(self.keys[self.checked + len(pending):]) - {key for key, _ in self.firsts})
         pace = ""
-        if worked and left and working_since is not None:
-            pace = f" (about {(last - working_since) / worked * left / 60:.0f} min left at the pace so far)"
+        if self.worked and left and self.working_since is not None:
+            minutes = (self.last - self.working_since) / self.worked * left / 60
+            pace = f" (about {minutes:.0f} min left at the pace so far)"
         busy = f", {len(pending):,} being re-solved" if pending else ""
-        progress(f"checked {checked:,} of {len(leaf_checks):,} leaves{busy}{pace}")
-
-    # (canonical key, question) -> the line of the first leaf of that key and its answer: a
-    # leaf that is an image of it under a symmetry of the board must claim the same, and is
-    # not solved again
-    firsts: dict[tuple[int, str], tuple[int, str]] = {}
-    keys = [game.canonical_key(pos) for _, _, pos, _, _ in leaf_checks]
-    for done, (number, row, pos, attacker, wins) in enumerate(leaf_checks, start=1):
-        question, claim = question_of(row, attacker, wins)
-        first_number, first_claim = firsts.setdefault((keys[done - 1], question), (number, claim))
-        recalled = None if journal is None or first_number != number else journal.recall(row.position, question)
-        if first_number != number:
-            if first_claim != claim:
-                raise ProofError(f"line {number}: the leaf claims {claim!r} but is an image under a symmetry of the "
-                                 f"board of the leaf of line {first_number}, which claims {first_claim!r}: "
-                                 f"{row.position!r}")
-            report.image_leaves += 1
-            checked += 1
-        elif journal is not None and recalled is not None:
-            if recalled != claim:
-                raise ProofError(f"line {number}: an earlier check found {question!r} of the leaf to be {recalled!r}, "
-                                 f"not {claim!r} (the check journal {journal.name!r}): {row.position!r}")
-            report.journal_leaves += 1
-            checked += 1
-        else:
-            if working_since is None:
-                working_since = time.perf_counter()
-            empty = game.board.size - (pos.black | pos.white).bit_count()
-            outcome = None
-            if leaf_check == "reference" or empty < too_big_from:
-                outcome = search.solve(pos)
-                search.table.clear()
-            if outcome is None and not search_allowed:
-                where = "" if journal is None else f" in the check journal {journal.name!r}"
-                raise LeafSearchNeeded(f"line {number}: the leaf ({empty} empty cells) is too big for the reference "
-                                       f"re-solve and its re-check is not{where or ' in a check journal'}")
-            if outcome is not None or leaf_check != "search":
-                conclude(number, row, pos, attacker, wins, outcome, False)
-            elif executor is not None:
-                too_big_from = min(too_big_from, empty)
-                while len(pending) >= 2 * slots:
-                    collect(block=True)
-                    report_progress()
-                pending[executor.submit(recheck_leaf, game.board.name, game.rules.spec, row.position,
-                                        _claimed(row))] = (number, row, pos, attacker, wins)
-            else:
-                too_big_from = min(too_big_from, empty)
-                if compiled_search is None:
-                    from tablebase.solver.smallholder_exact import ExactSearch  # compiles on first use
-
-                    # without the reply-count ordering the jobs' search used: another move order
-                    compiled_search = ExactSearch(game, table_bytes=CHECK_TABLE_BYTES, mobility=False)
-                # from the claim (a start of MTD(f), the answer the same whatever it is)
-                outcome = compiled_search.solve(pos, guess=_claimed(row), progress=None if progress is None else (
-                    lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(leaf_checks):,} "
-                                                        f"(line {number}): {nodes:,} positions")))
-                conclude(number, row, pos, attacker, wins, outcome, True)
-        if pending:
-            collect(block=False)
-        report_progress(final=done == len(leaf_checks) and not pending)
-    while pending:
-        collect(block=True)
-        report_progress(final=not pending)
+        self.progress(f"checked {self.checked:,} of {len(self.leaf_checks):,} leaves{busy}{pace}")

@@ -898,24 +898,46 @@ def test_commands_fail_with_one_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_a_weak_solve(tmp_path):
-    """SIGINT ends the command (click's "Aborted!", status 1) within seconds. The run
-    spends nearly all its time in compiled leaf searches, where an interrupt used to be
-    taken for a failed job and the job run again."""
-    command = [sys.executable, "-c", "from tablebase.cli.main import main; main()", "solve", "smallholder",
-               "--board", "limping3", "--weak", "--db", str(tmp_path / "w.sqlite")]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+def _stopped_by(signum: int, command: list[str], lines: int, wait: float = 0.0, **popen) -> tuple[list[str], str, int]:
+    """Run ``command`` (the CLI), send ``signum`` after its first ``lines`` progress lines
+    (and ``wait`` seconds more): those lines, the rest of stderr and the exit status."""
+    child = subprocess.Popen([sys.executable, "-c", "from tablebase.cli.main import main; main()", *command],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
     try:
         assert child.stderr is not None
-        first = child.stderr.readline()  # the first progress line: the first leaf job is running
-        assert "weak solve" in first, first
-        time.sleep(3.0)
-        child.send_signal(signal.SIGINT)
+        seen = [child.stderr.readline() for _ in range(lines)]
+        assert all("weak solve" in line for line in seen), seen
+        time.sleep(wait)
+        child.send_signal(signum)
         _, err = child.communicate(timeout=60)
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
-    assert child.returncode == 1
+    return seen, err, child.returncode
+
+
+def test_ctrl_c_stops_a_weak_solve(tmp_path):
+    """SIGINT ends the command (click's "Aborted!", status 1) within seconds. The run
+    spends nearly all its time in compiled leaf searches, where an interrupt used to be
+    taken for a failed job and the job run again."""
+    # after the first progress line the first leaf job is running
+    _, err, status = _stopped_by(signal.SIGINT, ["solve", "smallholder", "--board", "limping3", "--weak", "--db",
+                                                 str(tmp_path / "w.sqlite")], 1, wait=3.0,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert status == 1
     assert "Aborted" in err and "Traceback" not in err, err
+
+
+def test_sigterm_stops_a_weak_solve_on_workers_cleanly(tmp_path):
+    """kill (SIGTERM) of a run on a local cluster: exit status 143 within seconds, the work
+    done committed, the cluster closed (no warning of leaked semaphores)."""
+    db = tmp_path / "w.sqlite"
+    lines, err, status = _stopped_by(signal.SIGTERM, ["solve", "smallholder", "--board", "limping3", "--weak",
+                                                      "--workers", "2", "--job-budget", "1000000", "--db", str(db)], 3)
+    assert status == 143
+    assert "leaked semaphore" not in err and "Traceback" not in err, err
+    shown = int(re.search(r"([\d,]+) jobs \(", lines[-1]).group(1).replace(",", ""))
+    with sqlite3.connect(db) as conn:
+        [(stored, run_status)] = conn.execute("SELECT jobs, status FROM proof_runs").fetchall()
+    assert stored >= shown and run_status == "unfinished"  # what it had done when killed; no claim

@@ -14,6 +14,8 @@ driver has one code path for all three.
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -78,14 +80,39 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
         return
     if workers is not None and workers < 1:
         raise ExecutorError(f"--workers must be at least 1: {workers!r}")
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
-    try:
-        client = Client(cluster)
+    with _stopped_by_sigterm():
+        # no dashboard, and the scheduler's HTTP server (which it always starts) on a free
+        # port: on its default one a second cluster of this machine warned on stderr
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                               silence_logs=logging.ERROR)
         try:
-            with client.get_executor(pure=False) as executor:
-                yield executor, int(workers or 1)
+            client = Client(cluster)
+            try:
+                with client.get_executor(pure=False) as executor:
+                    yield executor, int(workers or 1)
+            finally:
+                client.close()
         finally:
-            client.close()
+            cluster.close()
+
+
+@contextmanager
+def _stopped_by_sigterm() -> Iterator[None]:
+    """While a local cluster runs, SIGTERM (``kill``) stops the program as SystemExit (exit
+    status 143) instead of at once, so its ``finally`` blocks run: the work done is
+    committed and the cluster's worker processes and their semaphores are closed (a
+    killed process left the system's resource tracker warning of leaked semaphores).
+    Only the main thread handles signals; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
     finally:
-        cluster.close()
+        signal.signal(signal.SIGTERM, previous)

@@ -130,7 +130,11 @@ def with_proofs(claims: list[Claim], proved: list[Claim]) -> list[Claim]:
     are added at the end."""
     by_id = {claim.id: number for number, claim in enumerate(claims)}
     claims = list(claims)
+    decided: set[str] = set()
     for claim in proved:
+        if claim.id in decided:
+            raise ServiceError(f"two proofs decide {claim.id}: give one of them")
+        decided.add(claim.id)
         if claim.id not in by_id:
             by_id[claim.id] = len(claims)
             claims.append(claim)

@@ -278,6 +278,7 @@ def test_a_checked_weak_solution_decides_the_first_player_claim_as_the_tables_do
         smallholder_tables, tmp_path: Path, ruleset: str, verdict: str) -> None:
     """The proof's claim alone, then with the tables: the same verdict by two methods, and
     the proof's first move one the tables find winning."""
+    from tablebase.service.errors import ServiceError
     from tablebase.service.verify import proof_claims, with_proofs
 
     proof = _weak_solution(tmp_path, LIMPING2, ruleset)
@@ -294,6 +295,8 @@ def test_a_checked_weak_solution_decides_the_first_player_claim_as_the_tables_do
     else:
         assert proved.evidence["first_moves_winning_for_black"] == 0
     [confirmed] = with_proofs([table], [proved])
+    with pytest.raises(ServiceError, match=f"two proofs decide {proved.id}"):
+        with_proofs([], [proved, proved])
     assert confirmed.verdict == verdict and confirmed.evidence["weak_solution"]["proof"]["file"] == str(proof)
     assert "a checked weak solution agrees" in confirmed.summary
 
@@ -363,7 +366,7 @@ def test_verify_cli_with_a_proof(smallholder_tables, tmp_path: Path) -> None:
     proof = _weak_solution(tmp_path, LIMPING2, "nibbler")
     markdown = tmp_path / "FAIRNESS.md"
     db = str(smallholder_tables.store.path)
-    result = CliRunner().invoke(main, ["verify", "smallholder", "--board", LIMPING2, "--db", db, "--json",
+    result = CliRunner().invoke(main, ["verify", "smallholder", "--board", LIMPING2, "--db", db, "--json", "--solve",
                                        "--proof", str(proof), "--markdown", str(markdown)])
     assert result.exit_code == 0, result.output
     claims = {c["id"]: c for c in map(json.loads, result.stdout.splitlines())}

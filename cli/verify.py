@@ -85,8 +85,7 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
         refuse_unasked_solve(db_path, "verify" + ("" if game == "all" else f" {game}"),
                              tables_needed(game, chosen, rules))
     with open_store(db_path, create=True) as store:
-        claims = verify_claims(store, game, progress_printer(silent), chosen, rules,
-                               weak, search=solve)
+        claims = verify_claims(store, game, progress_printer(silent), chosen, rules, weak, search=solve)
     if markdown:
         command = " ".join(["tablebase verify"] + ([] if game == "all" else [game])
                            + [f"--board {b}" for b in boards] + [f"--rules {spec}" for spec in specs]

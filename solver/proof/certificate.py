@@ -727,12 +727,13 @@ class _LeafChecker:
             self.report.image_leaves += 1
             self.checked += 1
             return True
-        recalled = None if self.journal is None else self.journal.recall(row.position, question)
-        if recalled is None:
+        journal = self.journal
+        recalled = None if journal is None else journal.recall(row.position, question)
+        if journal is None or recalled is None:
             return False
         if recalled != claim:
             raise ProofError(f"line {number}: an earlier check found {question!r} of the leaf to be {recalled!r}, "
-                             f"not {claim!r} (the check journal {self.journal.name!r}): {row.position!r}")
+                             f"not {claim!r} (the check journal {journal.name!r}): {row.position!r}")
         self.report.journal_leaves += 1
         self.checked += 1
         return True

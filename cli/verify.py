@@ -27,11 +27,14 @@ Example:
     tablebase verify smallholder --board limping2 --rules territory=hull,capture=groupwise-reentry
     tablebase verify smallholder --board limping2 --rules nibbler --rules adjacent=smallest-only
     tablebase verify smallholder --board limping2 --proof limping2.proof.tsv
-    tablebase verify --markdown docs/FAIRNESS.md \\
+    tablebase verify smallholder --proof proofs/limping3-hull-setbacks.proof.tsv.gz \\
+        --journal proofs/limping3-hull-setbacks.journal
+    tablebase verify --board limping2 --board hex3 --markdown docs/FAIRNESS.md \\
         --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal""")
 @click.argument("game", type=click.Choice(GAMES + ("all",)), default="all")
 @click.option("--board", "boards", metavar="B", multiple=True, type=click.Choice(SMALLHOLDER_BOARDS),
-              help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}).")
+              help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}, none "
+                   f"with --proof).")
 @click.option("--rules", "specs", metavar="SPEC", multiple=True,
               help="Check these Smallholder combinations instead of the named rulesets (repeatable): a "
                    "ruleset name or groups=...,adjacent=...,territory=...,capture=... (keys left out keep "
@@ -68,7 +71,8 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
     leaf re-solved, or taken from the check's journal); a claim the tables decide too is
     confirmed by it (evidence "weak_solution"), and a disagreement is an error. A big
     leaf the --journal lacks would be re-solved by the search (minutes to hours): without
-    --solve that is an error.
+    --solve that is an error. With --proof the tables' Smallholder claims are those of
+    the boards given with --board (none without it).
 
     With --json: one object per claim and line: {"id", "claim", "verdict", "evidence",
     "summary"}.
@@ -80,7 +84,8 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
                                "'tablebase verify smallholder --proof ...'")
     weak = proof_pairs(proofs, journals)
     rules = tuple(rules_of(None, spec) for spec in specs)
-    chosen = boards or SMALLHOLDER_BOARDS
+    # with --proof, the Smallholder tables' claims are those of the boards given (none by default)
+    chosen = boards or (() if proofs else SMALLHOLDER_BOARDS)
     if not solve:
         refuse_unasked_solve(db_path, "verify" + ("" if game == "all" else f" {game}"),
                              tables_needed(game, chosen, rules))

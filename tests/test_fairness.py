@@ -317,6 +317,20 @@ def test_a_proof_whose_start_is_a_leaf_gives_the_exact_value_and_no_first_move(s
     assert proved.summary.startswith(f"proved by a checked weak solution: Black wins in {remoteness} plies;")
 
 
+def test_a_checked_draw_is_a_partly_first_player_claim() -> None:
+    """The verdict rule on a draw's proof (no named ruleset's start is drawn on the solved
+    boards, so the report is the check's of a draw: both strategies, no winner)."""
+    from tablebase.solver.fairness import proved_first_player_claim
+    from tablebase.solver.proof.certificate import CheckReport
+
+    game = Smallholder(LIMPING2, "nibbler")
+    report = CheckReport(game.rules_name, LIMPING2, game.format(game.start()), "", rows=40, draw=True, leaves=12,
+                         spec=game.rules.spec)
+    claim = proved_first_player_claim(report, "draw.proof.tsv")
+    assert claim.verdict == PARTLY and claim.evidence["start"] == {"value": "draw", "for": "B", "at_most_plies": None}
+    assert "first_move" not in claim.evidence and "a draw" in claim.summary
+
+
 def test_a_weak_solution_that_disagrees_with_the_tables_is_an_error(smallholder_tables, tmp_path: Path) -> None:
     from dataclasses import replace
 
@@ -374,6 +388,12 @@ def test_verify_cli_with_a_proof(smallholder_tables, tmp_path: Path) -> None:
     assert claims[f"smallholder-first-player:nibbler:{LIMPING2}"]["evidence"]["weak_solution"]["proof"]["rows"] > 1
     assert f"`tablebase verify smallholder --board {LIMPING2} --proof {proof} --markdown {markdown}`" in (
         markdown.read_text())
+    # the proof alone: no --board, no table needed (a fresh file)
+    alone = CliRunner().invoke(main, ["verify", "smallholder", "--proof", str(proof), "--json",
+                                      "--db", str(tmp_path / "fresh.sqlite")])
+    assert alone.exit_code == 0, alone.output
+    [only] = [json.loads(line) for line in alone.stdout.splitlines()]
+    assert only["id"] == f"smallholder-first-player:nibbler:{LIMPING2}" and "weak_solution" not in only["evidence"]
     on_limping2 = ["smallholder", "--board", LIMPING2]
     for args, message in [(on_limping2 + ["--journal", "j.journal"], "one for each in the same order"),
                           (on_limping2 + ["--proof", str(tmp_path / "none.tsv")], "no proof file at"),

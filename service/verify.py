@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -124,7 +124,7 @@ def proof_claims(proofs: tuple[tuple[str | Path, str | Path | None], ...], progr
     return claims
 
 
-def with_proofs(claims: list[Claim], proved: list[Claim]) -> list[Claim]:
+def with_proofs(claims: Sequence[Claim], proved: Sequence[Claim]) -> list[Claim]:
     """``claims`` with the weak solutions' claims: a claim the tables decide too is
     confirmed by the proof (`confirmed_claim`: a ServiceError if they disagree), the others
     are added at the end."""

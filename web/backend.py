@@ -133,5 +133,5 @@ class Explorer:
         (nothing is solved) and the weak solutions given (`proved`), and what was left out
         for want of a table."""
         claims, left_out = stored_claims(self._tablebase().store)
-        claims = with_proofs(claims, list(self.proved))
+        claims = with_proofs(claims, self.proved)
         return {"claims": [claim.as_json() for claim in claims], "not_checked": left_out}

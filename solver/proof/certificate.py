@@ -779,8 +779,6 @@ class _LeafChecker:
 
     def _conclude(self, leaf: LeafCheck, outcome: Outcome | None, searched: bool) -> None:
         """Judge a leaf's re-solve (``outcome``, None: not settled, then its value is re-proved)."""
-        from tablebase.solver.proof.driver import ProofSearch, SearchSettings  # it imports this package's tree
-
         number, row, pos, attacker, wins = leaf
         report, journal = self.report, self.journal
         claimed = _claimed(row)
@@ -797,6 +795,8 @@ class _LeafChecker:
                                  f"{_outcome_text(claimed)}: {row.position!r}")
         else:
             # the value alone: the attacker's win proved (a win's leaf) or disproved (a draw's)
+            from tablebase.solver.proof.driver import ProofSearch, SearchSettings  # it imports this package
+
             settings = SearchSettings(node_budget=self.check_budget, solver="reference", order="last")
             result = ProofSearch(self.game, pos, attacker, InlineExecutor(), 1, settings).run()
             if result.status in ("proved", "disproved") and journal is not None:

@@ -4,6 +4,7 @@ claims are `solver.fairness`, the workflow `service.verify`)."""
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -86,10 +87,11 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
     rules = tuple(rules_of(None, spec) for spec in specs)
     # with --proof, the Smallholder tables' claims are those of the boards given (none by default)
     chosen = boards or (() if proofs else SMALLHOLDER_BOARDS)
+    needed = tables_needed(game, chosen, rules)
     if not solve:
-        refuse_unasked_solve(db_path, "verify" + ("" if game == "all" else f" {game}"),
-                             tables_needed(game, chosen, rules))
-    with open_store(db_path, create=True) as store:
+        refuse_unasked_solve(db_path, "verify" + ("" if game == "all" else f" {game}"), needed)
+    # the proofs' claims alone read no table: no file is opened (nor created)
+    with open_store(db_path, create=True) if needed else nullcontext() as store:
         claims = verify_claims(store, game, progress_printer(silent), chosen, rules, weak, search=solve)
     if markdown:
         command = " ".join(["tablebase verify"] + ([] if game == "all" else [game])

@@ -90,13 +90,18 @@ class StoredSmallholderTables:
                              info.summary.get("cyclic_positions"))
 
 
-def verify_claims(store: TablebaseStore, game: str, progress: Progress | None = None,
+def verify_claims(store: TablebaseStore | None, game: str, progress: Progress | None = None,
                   boards: tuple[str, ...] = SMALLHOLDER_BOARDS, rules: tuple[Rules, ...] = (),
                   proofs: tuple[tuple[str | Path, str | Path | None], ...] = (), search: bool = True) -> list[Claim]:
     """The claims of ``game`` ("all" for every game); Smallholder claims on ``boards``,
     for the named rulesets or, given ``rules``, for those combinations (see
     `custom_claims`); then the first-player claims of the weak solutions in ``proofs``
-    (see `proof_claims`; ``search`` as there)."""
+    (see `proof_claims`; ``search`` as there). ``store`` may be None when the arguments
+    need no table (`tables_needed` is empty: the proofs' claims alone)."""
+    if store is None:
+        if tables_needed(game, boards, rules):
+            raise ValueError("the tables' claims need a store")
+        return with_proofs([], proof_claims(proofs, progress, search))
     claims = []
     if game in ("sparro", "all"):
         tables = StoredSparroTables(store, progress)

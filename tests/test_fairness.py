@@ -388,10 +388,11 @@ def test_verify_cli_with_a_proof(smallholder_tables, tmp_path: Path) -> None:
     assert claims[f"smallholder-first-player:nibbler:{LIMPING2}"]["evidence"]["weak_solution"]["proof"]["rows"] > 1
     assert f"`tablebase verify smallholder --board {LIMPING2} --proof {proof} --markdown {markdown}`" in (
         markdown.read_text())
-    # the proof alone: no --board, no table needed (a fresh file)
+    # the proof alone: no --board, no table needed, no file opened (nor created)
     alone = CliRunner().invoke(main, ["verify", "smallholder", "--proof", str(proof), "--json",
                                       "--db", str(tmp_path / "fresh.sqlite")])
     assert alone.exit_code == 0, alone.output
+    assert not (tmp_path / "fresh.sqlite").exists()
     [only] = [json.loads(line) for line in alone.stdout.splitlines()]
     assert only["id"] == f"smallholder-first-player:nibbler:{LIMPING2}" and "weak_solution" not in only["evidence"]
     on_limping2 = ["smallholder", "--board", LIMPING2]

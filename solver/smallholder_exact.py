@@ -373,20 +373,32 @@ class ExactSearch:
         stored = self._stored_score(pos)
         if stored is not None:
             return outcome_of_score(stored).value
-        split = self._split(pos)
-        m, w = self.table_pair(pos)
-        worker = self._workers[0]
-
-        def test(t: int) -> int | None:  # the fail-soft null-window search at t, split or not
-            return worker.window(m, w, t - 1, t) if split is None else split.search(pos, t)
-
         with _interruptible():
-            g = test(1)  # g >= 1 proves a win, g < 0 already a loss
+            g = self._null_window(pos, 1)  # g >= 1 proves a win, g < 0 already a loss
             if g == 0:
-                g = test(0)
+                g = self._null_window(pos, 0)
         if g is None:
             return None
         return WIN if g > 0 else LOSS if g < 0 else DRAW
+
+    @_one_at_a_time
+    def null_window(self, pos: Position, t: int, budget: Budget = Budget(),
+                    progress: Progress | None = None) -> int | None:
+        """One fail-soft null-window search of ``pos`` (window ``t - 1, t`` on the scores of
+        the module doc): a result ``g >= t`` is a lower bound of its score, ``g < t`` an
+        upper bound; None: unknown. `value` is one or two of these (at 1: "a win?", at 0:
+        "a loss?")."""
+        self._start(budget, progress)
+        self._searching = pos
+        with _interruptible():
+            return self._null_window(pos, t)
+
+    def _null_window(self, pos: Position, t: int) -> int | None:
+        split = self._split(pos)
+        if split is not None:
+            return split.search(pos, t)
+        m, w = self.table_pair(pos)
+        return self._workers[0].window(m, w, t - 1, t)
 
     def _split(self, pos: Position) -> SplitSearch | None:
         """The split of `solver/smallholder_split.py` over all threads, for a position

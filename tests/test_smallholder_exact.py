@@ -15,7 +15,7 @@ from playouts import playout_positions
 from tablebase.games.base import DRAW
 from tablebase.games.smallholder import RULESETS, Rules, Smallholder, all_rules
 from tablebase.solver.probe import Outcome
-from tablebase.solver.smallholder_exact import Budget, ExactSearch
+from tablebase.solver.smallholder_exact import Budget, ExactSearch, score_of_outcome
 from tablebase.solver.smallholder_search import ArrayLocalSearch
 from tablebase.solver.smallholder_solve import SolvedRuleset, solve_ruleset
 
@@ -50,7 +50,8 @@ def check_against(game: Smallholder, positions: list, reference) -> int:  # type
     look-ups of children, and split over two from every position), and so does the exact
     result of the position alone searched split over two threads (MTD(f) on the split);
     the number of draws met. A first guess for MTD(f), the true outcome or a wrong one,
-    changes no answer."""
+    changes no answer. A null-window search ("a win?", "a loss?") bounds the true score
+    from the side its result says."""
     from tablebase.solver.proof.jobs import JOB_ETC_EMPTY
 
     search = ExactSearch(game, table_bytes=TABLE)
@@ -58,6 +59,7 @@ def check_against(game: Smallholder, positions: list, reference) -> int:  # type
     split_values = ExactSearch(game, table_bytes=TABLE, threads=2, split_empty=0)
     split_exact = ExactSearch(game, table_bytes=TABLE, threads=2, split_empty=0)
     guessed = ExactSearch(game, table_bytes=TABLE)
+    bounds = ExactSearch(game, table_bytes=TABLE, threads=1, etc_empty=JOB_ETC_EMPTY)
     rng = random.Random(len(positions))
     draws = 0
     for pos in positions:
@@ -68,6 +70,10 @@ def check_against(game: Smallholder, positions: list, reference) -> int:  # type
             assert values.value(probed) == reference(probed).value, game.format(probed)
             assert split_values.value(probed) == reference(probed).value, game.format(probed)
         assert split_exact.solve(pos) == reference(pos), game.format(pos)
+        score = score_of_outcome(truth)
+        for t in (1, 0):
+            g = bounds.null_window(pos, t)
+            assert g is not None and (score >= g if g >= t else score <= g), (game.format(pos), t, g, score)
         analysis = search.analyse(pos)
         assert analysis.exact
         assert analysis.outcome == reference(pos), game.format(pos)

@@ -1,0 +1,156 @@
+"""Where a weak solve's jobs could sit, measured on a stored run: two alternatives to its value leaves.
+
+A weak solve with ``--leaf-solver value`` sends the defender-to-move positions one ply
+above ``--job-max-empty`` as jobs and asks each for its value: "a win?" and, when that
+fails, "a loss?" (`ExactSearch.value`, up to two null-window searches). This bench takes
+positions a stored run (``--db``, the run of ``--board`` and ``--ruleset``) settled and
+measures, each in a fresh search of its own (``--table-mb``, both cores, no budget):
+
+* ``--loss-leaves N``: the first N defender-to-move leaves the attacker wins (the
+  leaves that prove), by `value` against the one null-window search the goal needs
+  ("a loss?" for the defender): what a goal-directed leaf would save;
+* ``--or-nodes N``: the first N attacker-to-move nodes one ply above the leaves that the
+  run settled (or the ``--node`` positions given), each searched whole with one null-window
+  search ("a win?") against what the run's leaf jobs spent on its children (the stored
+  positions and seconds of each child's solving job and of the largest job that ran out
+  of budget on it before, all with the run's warm table, so a comparison in the run's
+  favour): what jobs one ply higher would cost.
+
+    python bench/bench_leaf_level.py --db FILE [--board limping3] [--ruleset nibbler]
+                                     [--loss-leaves 4] [--or-nodes 0 [--node POSITION ...]] [--table-mb 4096]
+                                     [--min-seconds 4] [--max-seconds 40]
+
+Leaves are taken in the order of their stored (hexadecimal) keys, those whose job took
+from ``--min-seconds`` to ``--max-seconds``.
+Prints the run's settled nodes by level and what the child jobs of the attacker's nodes
+one ply above the leaves cost, then one line per position measured and the median ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections import Counter
+
+from tablebase.db.proofs import ProofStore
+from tablebase.db.store import TablebaseStore
+from tablebase.games.base import LOSS
+from tablebase.games.smallholder import RULESETS, Position, Smallholder
+from tablebase.solver.proof.jobs import JOB_ETC_EMPTY
+from tablebase.solver.smallholder_exact import ExactSearch
+
+
+def children_spent(game: Smallholder, pos: Position, leaves: dict[int, tuple[int, int, float]],
+                   attempts: dict[int, tuple[int, float]]) -> list[tuple[int, float]]:
+    """(positions, seconds) the run spent on each child of ``pos`` it ran a job on: the job
+    that solved it and the largest one that ran out of budget before (what is stored)."""
+    children = {game.canonical_key(child) for _, child in game.children(pos)}
+    spent = []
+    for key in children:
+        jobs = ([leaves[key][1:]] if key in leaves else []) + ([attempts[key]] if key in attempts else [])
+        if jobs:
+            spent.append((sum(n for n, _ in jobs), sum(s for _, s in jobs)))
+    return spent
+
+
+def summarise_run(game: Smallholder, attacker: str, settled: dict[int, tuple[int, str]],
+                  leaves: dict[int, tuple[int, int, float]], attempts: dict[int, tuple[int, float]],
+                  leaf_stones: int) -> None:
+    """The run's settled nodes by stones, side to move, result and source; then what the
+    child jobs of the attacker's nodes one ply above the leaves cost, by result."""
+    counts = Counter()
+    cost: dict[int, list[tuple[int, float]]] = {1: [], -1: []}
+    for key, (status, source) in settled.items():
+        pos = game.from_key(key)
+        stones = (pos.black | pos.white).bit_count()
+        counts[stones, pos.to_move, "proved" if status > 0 else "disproved", source] += 1
+        if pos.to_move == attacker and stones == leaf_stones - 1:
+            spent = children_spent(game, pos, leaves, attempts)
+            cost[status].append((sum(n for n, _ in spent), sum(s for _, s in spent)))
+    for (stones, mover, status, source), count in sorted(counts.items()):
+        print(f"settled: {stones} stones, {mover} to move, {status} ({source}): {count}")
+    for status, spent in cost.items():
+        if spent:
+            print(f"{attacker}-to-move nodes of {leaf_stones - 1} stones {'proved' if status > 0 else 'disproved'}: "
+                  f"{len(spent)}, their child jobs a median {statistics.median(n for n, _ in spent):,.0f} positions "
+                  f"({statistics.median(s for _, s in spent):.1f} s)", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--board", default="limping3")
+    parser.add_argument("--ruleset", default="nibbler", choices=sorted(RULESETS))
+    parser.add_argument("--loss-leaves", type=int, default=4)
+    parser.add_argument("--or-nodes", type=int, default=0)
+    parser.add_argument("--node", action="append", default=[], metavar="POSITION",
+                        help="with --or-nodes: these settled nodes (repeatable) instead of the first ones")
+    parser.add_argument("--table-mb", type=int, default=4096)
+    parser.add_argument("--min-seconds", type=float, default=4.0)
+    parser.add_argument("--max-seconds", type=float, default=40.0)
+    args = parser.parse_args()
+    game = Smallholder(args.board, args.ruleset)
+    label = f"{args.ruleset}@{args.board}"
+    with TablebaseStore(args.db, readonly=True) as store:
+        db = ProofStore(store).db
+        [(run_id, attacker)] = db.execute("SELECT id, goal FROM proof_runs WHERE game = 'smallholder' AND rules = ? "
+                                          "ORDER BY id LIMIT 1", [label]).fetchall()
+        leaves = {int(k, 16): (v, n, s) for k, v, n, s in db.execute(
+            "SELECT key, value, nodes, seconds FROM proof_leaves WHERE rules = ?", [label])}
+        attempts = {int(k, 16): (n, s) for k, n, s in db.execute(
+            "SELECT key, nodes, seconds FROM proof_attempts WHERE rules = ?", [label])}
+        settled_status = {int(k, 16): (status, source) for k, status, source in db.execute(
+            "SELECT key, status, source FROM proof_nodes WHERE run_id = ? ORDER BY key", [run_id])}
+        settled = list(settled_status)
+
+    def fresh() -> ExactSearch:
+        return ExactSearch(game, table_bytes=args.table_mb << 20, canonical_stones=game.board.size,
+                           etc_empty=JOB_ETC_EMPTY)
+
+    ratios = []
+    proving = [key for key, (value, _, seconds) in sorted(leaves.items(), key=lambda item: format(item[0], "x"))
+               if value == LOSS and args.min_seconds <= seconds <= args.max_seconds
+               and game.from_key(key).to_move != attacker]
+    for key in proving[:args.loss_leaves]:
+        pos = game.from_key(key)
+        both, one = fresh(), fresh()
+        started = time.perf_counter()
+        value = both.value(pos)
+        took = time.perf_counter() - started
+        started = time.perf_counter()
+        bound = one.null_window(pos, 0)
+        took_one = time.perf_counter() - started
+        assert value == LOSS and bound is not None and bound < 0, (game.format(pos), value, bound)
+        ratios.append(took_one / took)
+        print(f"leaf {game.format(pos)}: value {took:.1f} s ({both.searched():,} positions), "
+              f"'a loss?' alone {took_one:.1f} s ({one.searched():,}), ratio {took_one / took:.2f}", flush=True)
+    if ratios:
+        print(f"loss leaves: median ratio of time {statistics.median(ratios):.2f}", flush=True)
+
+    leaf_stones = statistics.mode((game.from_key(k).black | game.from_key(k).white).bit_count() for k in leaves)
+    summarise_run(game, attacker, settled_status, leaves, attempts, leaf_stones)
+    ratios = []
+    above = [key for key in settled if game.from_key(key).to_move == attacker
+             and (game.from_key(key).black | game.from_key(key).white).bit_count() == leaf_stones - 1]
+    named = [game.canonical_key(game.parse(text)) for text in args.node]
+    for key in (named or above)[:args.or_nodes]:
+        assert key in settled, f"the run did not settle {game.format(game.from_key(key))}"
+        pos = game.from_key(key)
+        spent = children_spent(game, pos, leaves, attempts)
+        search = fresh()
+        started = time.perf_counter()
+        bound = search.null_window(pos, 1)
+        took = time.perf_counter() - started
+        assert bound is not None
+        run_nodes, run_seconds = sum(n for n, _ in spent), sum(s for _, s in spent)
+        ratios.append(search.searched() / run_nodes)
+        print(f"node {game.format(pos)} ({'win' if bound >= 1 else 'no win'}): whole {took:.1f} s "
+              f"({search.searched():,} positions); the run's {len(spent)} child jobs {run_seconds:.1f} s "
+              f"({run_nodes:,}), ratio of positions {search.searched() / run_nodes:.2f}", flush=True)
+    if ratios:
+        print(f"attacker nodes: median ratio of positions {statistics.median(ratios):.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -42,15 +42,15 @@ from tablebase.solver.smallholder_exact import ExactSearch
 
 
 def children_spent(game: Smallholder, pos: Position, leaves: dict[int, tuple[int, int, float]],
-                   attempts: dict[int, tuple[int, float]]) -> list[tuple[int, float]]:
-    """(positions, seconds) the run spent on each child of ``pos`` it ran a job on: the job
-    that solved it and the largest one that ran out of budget before (what is stored)."""
+                   attempts: dict[int, tuple[int, float]]) -> list[tuple[int, int, float]]:
+    """(key, positions, seconds) of each child of ``pos`` the run ran a job on: the job that
+    solved it and the largest one that ran out of budget before (what is stored)."""
     children = {game.canonical_key(child) for _, child in game.children(pos)}
     spent = []
     for key in children:
         jobs = ([leaves[key][1:]] if key in leaves else []) + ([attempts[key]] if key in attempts else [])
         if jobs:
-            spent.append((sum(n for n, _ in jobs), sum(s for _, s in jobs)))
+            spent.append((key, sum(n for n, _ in jobs), sum(s for _, s in jobs)))
     return spent
 
 
@@ -58,16 +58,24 @@ def summarise_run(game: Smallholder, attacker: str, settled: dict[int, tuple[int
                   leaves: dict[int, tuple[int, int, float]], attempts: dict[int, tuple[int, float]],
                   leaf_stones: int) -> None:
     """The run's settled nodes by stones, side to move, result and source; then what the
-    child jobs of the attacker's nodes one ply above the leaves cost, by result."""
+    child jobs of the attacker's nodes one ply above the leaves cost, by result, and for
+    the proved ones how many moves were refuted before the proving one, at what cost."""
     counts = Counter()
     cost: dict[int, list[tuple[int, float]]] = {1: [], -1: []}
+    tries = Counter()  # proved nodes by their children refuted first
+    refuted_seconds = proving_seconds = 0.0
     for key, (status, source) in settled.items():
         pos = game.from_key(key)
         stones = (pos.black | pos.white).bit_count()
         counts[stones, pos.to_move, "proved" if status > 0 else "disproved", source] += 1
         if pos.to_move == attacker and stones == leaf_stones - 1:
             spent = children_spent(game, pos, leaves, attempts)
-            cost[status].append((sum(n for n, _ in spent), sum(s for _, s in spent)))
+            cost[status].append((sum(n for _, n, _ in spent), sum(s for _, _, s in spent)))
+            if status > 0:
+                refuted = [s for child, _, s in spent if settled.get(child, (0, ""))[0] < 0]
+                tries[len(refuted)] += 1
+                refuted_seconds += sum(refuted)
+                proving_seconds += sum(s for child, _, s in spent if settled.get(child, (0, ""))[0] > 0)
     for (stones, mover, status, source), count in sorted(counts.items()):
         print(f"settled: {stones} stones, {mover} to move, {status} ({source}): {count}")
     for status, spent in cost.items():
@@ -75,6 +83,9 @@ def summarise_run(game: Smallholder, attacker: str, settled: dict[int, tuple[int
             print(f"{attacker}-to-move nodes of {leaf_stones - 1} stones {'proved' if status > 0 else 'disproved'}: "
                   f"{len(spent)}, their child jobs a median {statistics.median(n for n, _ in spent):,.0f} positions "
                   f"({statistics.median(s for _, s in spent):.1f} s)", flush=True)
+    if tries:
+        print(f"proved ones by their children refuted first (count: nodes): {dict(sorted(tries.items()))}; "
+              f"{refuted_seconds:,.0f} s on the refuted children, {proving_seconds:,.0f} s on the proving ones")
 
 
 def main() -> None:
@@ -143,7 +154,7 @@ def main() -> None:
         bound = search.null_window(pos, 1)
         took = time.perf_counter() - started
         assert bound is not None
-        run_nodes, run_seconds = sum(n for n, _ in spent), sum(s for _, s in spent)
+        run_nodes, run_seconds = sum(n for _, n, _ in spent), sum(s for _, _, s in spent)
         ratios.append(search.searched() / run_nodes)
         print(f"node {game.format(pos)} ({'win' if bound >= 1 else 'no win'}): whole {took:.1f} s "
               f"({search.searched():,} positions); the run's {len(spent)} child jobs {run_seconds:.1f} s "

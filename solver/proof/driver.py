@@ -71,8 +71,6 @@ class SearchSettings:
     first_moves: bool = False  # also settle every first move (which ones win)
     #: selection tie-break: "first" (ascending cells) or "last" (a different move order)
     order: str = "first"
-    #: before that, the moves that settled sibling positions (`ProofGraph.sibling_cells`)
-    sibling_moves: bool = True
     #: threads a leaf job may use (`jobs.Job.threads`): 1 on a cluster, None in-process
     job_threads: int | None = 1
     #: size limit of the table each worker's leaf search keeps from job to job
@@ -153,8 +151,7 @@ class ProofSearch:
             self.previous_seconds = self.run_record.seconds
         #: the budget of a position's last job before the master expands it instead
         self.largest_budget = settings.node_budget * BUDGET_GROWTH ** settings.job_retries
-        self.graph = ProofGraph(game, root, attacker, self._known, self.largest_budget, settings.order,
-                                settings.sibling_moves)
+        self.graph = ProofGraph(game, root, attacker, self._known, self.largest_budget, settings.order)
         if any(value != DRAW and remoteness is None for value, remoteness in self._leaves.values()):
             self.graph.lengths_exact = False  # stored lengths may count such leaves as 0 plies
         self._pending: dict[Future, tuple[Node, int]] = {}  # a running job: its node and its budget

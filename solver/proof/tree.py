@@ -70,8 +70,8 @@ KnownLookup = Callable[[int], Known | None]
 
 
 class Node:
-    __slots__ = ("key", "pos", "is_or", "pn", "dn", "state", "status", "source", "children", "cells", "parents",
-                 "loops", "tainted", "best", "best_key", "best_cell", "length", "mobility", "stones", "tried")
+    __slots__ = ("key", "pos", "is_or", "pn", "dn", "state", "status", "source", "children", "parents",
+                 "loops", "tainted", "best", "length", "mobility", "stones", "tried")
 
     def __init__(self, key: int, pos: Position, is_or: bool, mobility: int) -> None:
         self.key = key
@@ -83,13 +83,10 @@ class Node:
         self.status = 0
         self.source = ""
         self.children: list[Node] = []
-        self.cells: list[int] = []  # the move (a cell of this node's position) to each child
         self.parents: list[Node] = []
         self.loops = 0
         self.tainted = False
         self.best: Node | None = None
-        self.best_key: int | None = None  # the best child's key (also when it is not a node yet)
-        self.best_cell: int | None = None  # the move to it, once `ProofGraph.best_cell` looked
         self.length = 0
         self.pn, self.dn = (1, mobility) if is_or else (mobility, 1)
         self.tried = 0  # the largest node budget a leaf job ran out of on it (0: none yet)
@@ -113,19 +110,13 @@ class ProofGraph:
     """The master graph of one goal (see the module doc)."""
 
     def __init__(self, game: Smallholder, root: Position, attacker: str, known: KnownLookup | None = None,
-                 largest_budget: int = 0, order: str = "first", sibling_moves: bool = True) -> None:
+                 largest_budget: int = 0, order: str = "first") -> None:
         """``largest_budget``: the largest node budget a position's leaf job gets; a
-        position a job ran out of that much on before is expanded at once. ``order`` breaks
-        ties between children of equal numbers: first (ascending cells) or last, after the
-        moves that settled sibling positions when ``sibling_moves`` (`sibling_cells`)."""
+        position a job ran out of that much on before is expanded at once."""
         if order not in ("first", "last"):
             raise ValueError(f"move order must be 'first' or 'last': {order!r}")
         self.game = game
-        self.board_symmetries = game.board.symmetries
-        #: parent key -> its children as its moves reach them (canonical key -> position), for `sibling_cells`
-        self._reached: dict[int, dict[int, Position]] = {}
         self.order = order
-        self.sibling_moves = sibling_moves
         self.attacker = attacker
         self.known = known or (lambda key: None)
         self.largest_budget = largest_budget
@@ -181,7 +172,6 @@ class ProofGraph:
         node.status = status
         node.source = source
         node.best = best
-        node.best_key = best.key if best is not None else best_key
         node.length = length
         node.pn, node.dn = (0, INF) if status == PROVED else (INF, 0)
         if record and not node.tainted:
@@ -213,7 +203,6 @@ class ProofGraph:
             child = existing if existing is not None else self.node_for(key)
             self.captures_seen |= capture
             node.children.append(child)
-            node.cells.append(move.cell)
             child.parents.append(node)
         node.state = EXPANDED
         self._propagate(node)
@@ -325,53 +314,13 @@ class ProofGraph:
         path = [node]
         side = 0
         while node.state == EXPANDED:
+            children = node.children if self.order == "first" else node.children[::-1]
             side = 0 if node.is_or else 1  # OR: smallest proof number; AND: smallest disproof number
-            guessed = self.sibling_cells(path[-2], node) if self.sibling_moves and len(path) > 1 else set()
-            ranked = [(self._numbers(child)[side], cell not in guessed, number, child)
-                      for number, (cell, child) in enumerate(zip(node.cells, node.children))]
-            if self.order == "last":
-                ranked = [(n, g, -number, child) for n, g, number, child in ranked]
-            node = min(ranked, key=lambda r: r[:3])[3]
+            node = min(children, key=lambda c: self._numbers(c)[side])
             path.append(node)
         if node.state not in (FRONTIER, TRIED):  # cannot happen while the numbers are consistent
             raise AssertionError(f"selection reached a {node.state} node")
         return path
-
-    def best_cell(self, node: Node) -> int | None:
-        """The move (a cell of ``node``'s position) to its best child: the proving move of a
-        proved OR node, the refutation of a disproved AND node (None: no best child)."""
-        if node.best_cell is None and node.best_key is not None:
-            node.best_cell = next((move.cell for move, child in self.game.children(node.pos)
-                                   if self.game.canonical_key(child) == node.best_key), None)
-        return node.best_cell
-
-    def sibling_cells(self, parent: Node, node: Node) -> set[int]:
-        """The moves (cells of ``node``'s position) that settled its siblings, the other
-        children of ``parent``, for the same side: the proving moves of proved siblings at
-        an OR node, the refutations of disproved ones at an AND node. After another reply
-        of the opponent the same answer often works, so the selection tries these first
-        among children of equal numbers (`select`)."""
-        wanted = PROVED if node.is_or else DISPROVED
-        settled = [sibling for sibling in parent.children
-                   if sibling is not node and sibling.status == wanted and self.best_cell(sibling) is not None]
-        if not settled:
-            return set()
-        reached = self._reached.get(parent.key)
-        if reached is None:
-            reached = self._reached[parent.key] = {self.game.canonical_key(child): child
-                                                   for _, child in self.game.children(parent.pos)}
-        if node.key not in reached:
-            return set()
-        onto_node = self.board_symmetries[self._symmetry(reached[node.key], node.pos)]
-        cells = set()
-        for sibling in settled:
-            onto_sibling = self.board_symmetries[self._symmetry(reached[sibling.key], sibling.pos)]
-            cells.add(onto_node[onto_sibling.index(sibling.best_cell)])  # via the parent's frame
-        return cells
-
-    def _symmetry(self, pos: Position, image: Position) -> int:
-        """A symmetry of the board taking ``pos`` onto ``image`` (its canonical form)."""
-        return next(s for s in range(len(self.board_symmetries)) if self.game.symmetric(pos, s) == image)
 
     def start_job(self, node: Node) -> None:
         node.state = PENDING

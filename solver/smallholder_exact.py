@@ -373,10 +373,11 @@ class ExactSearch:
         stored = self._stored_score(pos)
         if stored is not None:
             return outcome_of_score(stored).value
+        split = self._split(pos)  # one for both searches: the second starts from its killers
         with _interruptible():
-            g = self._null_window(pos, 1)  # g >= 1 proves a win, g < 0 already a loss
+            g = self._null_window(pos, 1, split)  # g >= 1 proves a win, g < 0 already a loss
             if g == 0:
-                g = self._null_window(pos, 0)
+                g = self._null_window(pos, 0, split)
         if g is None:
             return None
         return WIN if g > 0 else LOSS if g < 0 else DRAW
@@ -391,10 +392,9 @@ class ExactSearch:
         self._start(budget, progress)
         self._searching = pos
         with _interruptible():
-            return self._null_window(pos, t)
+            return self._null_window(pos, t, self._split(pos))
 
-    def _null_window(self, pos: Position, t: int) -> int | None:
-        split = self._split(pos)
+    def _null_window(self, pos: Position, t: int, split: SplitSearch | None) -> int | None:
         if split is not None:
             return split.search(pos, t)
         m, w = self.table_pair(pos)

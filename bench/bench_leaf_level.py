@@ -134,7 +134,8 @@ def main() -> None:
         took_one = time.perf_counter() - started
         assert value == LOSS and bound is not None and bound < 0, (game.format(pos), value, bound)
         ratios.append(took_one / took)
-        print(f"leaf {game.format(pos)}: value {took:.1f} s ({both.searched():,} positions), "
+        print(f"leaf {game.format(pos)} (its job in the run: {leaves[key][2]:.1f} s): "
+              f"value {took:.1f} s ({both.searched():,} positions), "
               f"'a loss?' alone {took_one:.1f} s ({one.searched():,}), ratio {took_one / took:.2f}", flush=True)
     if ratios:
         print(f"loss leaves: median ratio of time {statistics.median(ratios):.2f}", flush=True)

@@ -21,8 +21,7 @@ measures, each in a fresh search of its own (``--table-mb``, both cores, no budg
                                      [--min-seconds 4] [--max-seconds 40]
 
 Leaves are taken in the order of their stored (hexadecimal) keys, those whose job took
-from ``--min-seconds`` to ``--max-seconds``.
-Prints the run's settled nodes by level and what the child jobs of the attacker's nodes
+from ``--min-seconds`` to ``--max-seconds``. Prints the run's settled nodes by level and what the child jobs of the attacker's nodes
 one ply above the leaves cost, then one line per position measured and the median ratios.
 """
 

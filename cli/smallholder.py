@@ -191,7 +191,8 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     to 63 cells (limping3, hex4). Every settled position is committed as it is
     settled, so a killed run resumes where it stopped when the same command is given
     again. Progress on stderr: settled nodes, the root's proof and disproof numbers,
-    jobs per second, the most-proving line. --position proves another root (a
+    jobs per second, the most-proving line and how far its first move is (of the
+    positions after it, how many are proved). --position proves another root (a
     middlegame position) the same way. 'tablebase proof export' (with the same
     --position) then writes the proof, 'tablebase check --proof' verifies it.
     """

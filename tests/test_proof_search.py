@@ -941,3 +941,38 @@ def test_sigterm_stops_a_weak_solve_on_workers_cleanly(tmp_path):
     with sqlite3.connect(db) as conn:
         [(stored, run_status)] = conn.execute("SELECT jobs, status FROM proof_runs").fetchall()
     assert stored >= shown and run_status == "unfinished"  # what it had done when killed; no claim
+
+
+def test_progress_tells_how_far_the_lines_first_move_is(monkeypatch):
+    """A progress report says how far the most-proving line's first move is: how many of
+    the positions after it (up to symmetry) are proved and disproved; the command's
+    progress line prints it. The line plays from the start, also while the search settles
+    the first moves one by one (`first_moves`)."""
+    from tablebase.service.proof import _progress_event
+    from tablebase.solver.proof import driver
+
+    monkeypatch.setattr(driver, "PROGRESS_INTERVAL", 0.0)  # a report at every commit
+    game = Smallholder("limping2", "nibbler")
+    seen: list = []
+    result = weak_solve(game, game.start(), InlineExecutor(), 1, SearchSettings(node_budget=300, first_moves=True),
+                        progress=seen.append)
+    assert "no win" in result.goals[0].first_moves.values()  # the first moves were settled after the start
+    for p in seen:
+        pos = game.start()
+        for name in p.line:  # every move legal in turn
+            pos = game.play(pos, game.parse_move(name))
+    reports = [p for p in seen if p.first_move is not None]
+    assert reports and any(p.first_move[1] for p in reports)  # some report has a proved one
+    nodes = None
+    for p in reports:
+        assert p.line, p  # the first move's counts come with the line that starts with it
+        after = game.play(game.start(), game.parse_move(p.line[0]))
+        children, proved, disproved = p.first_move
+        assert children == len({game.canonical_key(child) for _, child in game.children(after)})
+        assert proved + disproved <= children
+        nodes = nodes or p
+    printed: list = []
+    _progress_event(game, printed.append)(nodes)
+    children, proved, disproved = nodes.first_move
+    assert (f"most-proving line: {' '.join(nodes.line)} (after {nodes.line[0]}: {proved} of its {children} next "
+            f"positions up to symmetry proved, {disproved} disproved)") in printed[0].text

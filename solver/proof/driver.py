@@ -89,6 +89,10 @@ class SearchProgress:
     root_pn: int
     root_dn: int
     line: list[str]  # the current most-proving line from the root, as move names
+    #: how far the line's first move is: (its positions' children, settled proved, settled
+    #: disproved) once it is expanded (a proof of the root by that move needs every reply
+    #: proved), else None
+    first_move: tuple[int, int, int] | None = None
 
 
 @dataclass
@@ -290,10 +294,17 @@ class ProofSearch:
             return "proved"
         return "unknown" if root.tainted else "disproved"
 
-    def line_names(self, path: list[Node]) -> list[str]:
-        """A path of canonical nodes as the moves that play it from the real root."""
+    def _line_after_root(self) -> list[Node]:
+        """The current most-proving line's nodes after the root: a path from the root, or
+        from the first move being settled (`SearchSettings.first_moves`), which it starts with."""
+        path = self._line
+        return path[1:] if path and path[0] is self.graph.root else path
+
+    def line_names(self, nodes: list[Node]) -> list[str]:
+        """Canonical nodes, each a child of the one before and the first of the root, as
+        the moves that play them from the real root."""
         game, pos, names = self.game, self.root_pos, []
-        for node in path[1:]:
+        for node in nodes:
             for move, child in game.children(pos):
                 if game.canonical_key(child) == node.key:
                     names.append(game.move_name(move.cell))
@@ -306,9 +317,15 @@ class ProofSearch:
     def snapshot(self) -> SearchProgress:
         seconds = time.perf_counter() - self._started
         pn, dn = self.graph.root.pn, self.graph.root.dn
+        line = self._line_after_root()
+        first = line[0] if line else None
+        replies = None
+        if first is not None and first.state == EXPANDED:
+            statuses = [child.status for child in first.children]
+            replies = (len(statuses) + first.loops, statuses.count(PROVED), statuses.count(DISPROVED) + first.loops)
         return SearchProgress(self.attacker, seconds, self.jobs, self.jobs / seconds if seconds else 0.0,
                               len(self._pending), len(self.graph.nodes), self.settled, pn, dn,
-                              self.line_names(self._line))
+                              self.line_names(line), replies)
 
     def summary(self) -> dict[str, Any]:
         root = self.graph.root

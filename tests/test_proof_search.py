@@ -963,16 +963,16 @@ def test_progress_tells_how_far_the_lines_first_move_is(monkeypatch):
             pos = game.play(pos, game.parse_move(name))
     reports = [p for p in seen if p.first_move is not None]
     assert reports and any(p.first_move[1] for p in reports)  # some report has a proved one
-    nodes = None
+    example = None
     for p in reports:
         assert p.line, p  # the first move's counts come with the line that starts with it
         after = game.play(game.start(), game.parse_move(p.line[0]))
         children, proved, disproved = p.first_move
         assert children == len({game.canonical_key(child) for _, child in game.children(after)})
         assert proved + disproved <= children
-        nodes = nodes or p
+        example = example or p
     printed: list = []
-    _progress_event(game, printed.append)(nodes)
-    children, proved, disproved = nodes.first_move
-    assert (f"most-proving line: {' '.join(nodes.line)} (after {nodes.line[0]}: {proved} of its {children} next "
+    _progress_event(game, printed.append)(example)
+    children, proved, disproved = example.first_move
+    assert (f"most-proving line: {' '.join(example.line)} (after {example.line[0]}: {proved} of its {children} next "
             f"positions up to symmetry proved, {disproved} disproved)") in printed[0].text

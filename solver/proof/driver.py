@@ -89,9 +89,8 @@ class SearchProgress:
     root_pn: int
     root_dn: int
     line: list[str]  # the current most-proving line from the root, as move names
-    #: how far the line's first move is: (its positions' children, settled proved, settled
-    #: disproved) once it is expanded (a proof of the root by that move needs every reply
-    #: proved), else None
+    #: how far the line's first move is, once its node is expanded (else None): the positions
+    #: after it up to symmetry, and how many of them are proved and disproved
     first_move: tuple[int, int, int] | None = None
 
 

@@ -103,16 +103,13 @@ def main() -> None:
     game = Smallholder(args.board, args.ruleset)
     label = f"{args.ruleset}@{args.board}"
     with TablebaseStore(args.db, readonly=True) as store:
-        db = ProofStore(store).db
-        [(run_id, attacker)] = db.execute("SELECT id, goal FROM proof_runs WHERE game = 'smallholder' AND rules = ? "
-                                          "ORDER BY id LIMIT 1", [label]).fetchall()
-        leaves = {int(k, 16): (v, n, s) for k, v, n, s in db.execute(
-            "SELECT key, value, nodes, seconds FROM proof_leaves WHERE rules = ?", [label])}
-        attempts = {int(k, 16): (n, s) for k, n, s in db.execute(
-            "SELECT key, nodes, seconds FROM proof_attempts WHERE rules = ?", [label])}
-        settled_status = {int(k, 16): (status, source) for k, status, source in db.execute(
-            "SELECT key, status, source FROM proof_nodes WHERE run_id = ? ORDER BY key", [run_id])}
+        proofs = ProofStore(store)
+        run = proofs.runs("smallholder", label)[0]
+        solved, attempts = proofs.job_costs("smallholder", label)
+        leaves = {key: (value, *solved[key]) for key, (value, _) in proofs.leaves("smallholder", label).items()}
+        settled_status = {key: (status, source) for key, (status, source, _, _) in sorted(proofs.settled(run.id).items())}
         settled = list(settled_status)
+    attacker = run.goal
 
     def fresh() -> ExactSearch:
         return ExactSearch(game, table_bytes=args.table_mb << 20, canonical_stones=game.board.size,

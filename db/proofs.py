@@ -163,6 +163,17 @@ class ProofStore:
                                [game, rules])
         return {int(k, 16): b for k, b in rows}
 
+    def job_costs(self, game: str, rules: str) -> tuple[dict[int, tuple[int, float]], dict[int, tuple[int, float]]]:
+        """What the leaf jobs cost, as stored: canonical key -> (positions searched, seconds)
+        of the job that solved it, and of the largest one that ran out of budget on it."""
+        if not self._has_tables():
+            return {}, {}
+        costs = []
+        for table in ("proof_leaves", "proof_attempts"):
+            rows = self.db.execute(f"SELECT key, nodes, seconds FROM {table} WHERE game = ? AND rules = ?", [game, rules])
+            costs.append({int(k, 16): (n, s) for k, n, s in rows})
+        return costs[0], costs[1]
+
     def settled(self, run_id: int) -> dict[int, tuple[int, str, int | None, int]]:
         """canonical key -> (status, source, best child key or None, length) of a run."""
         rows = self.db.execute("SELECT key, status, source, best, length FROM proof_nodes WHERE run_id = ?", [run_id])

@@ -310,6 +310,7 @@ def test_a_resumed_run_retries_a_position_with_the_grown_budget(monkeypatch, tmp
             run = proofs.open_run("smallholder", game.rules_name, game.format(start), root, "B", "stingy", 1_000)
             proofs.commit(run, "smallholder", game.rules_name, "stingy", [], [(root, stored, stored, 0.01)], [],
                           1, 0.01, "running", {})
+            assert proofs.job_costs("smallholder", game.rules_name) == ({}, {root: (stored, 0.01)})
         with TablebaseStore(db) as store:
             settings = SearchSettings(node_budget=1_000, job_retries=1, solver="stingy")
             result = ProofSearch(game, start, "B", InlineExecutor(), 1, settings, ProofStore(store)).run()

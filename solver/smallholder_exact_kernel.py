@@ -99,9 +99,10 @@ def _progress(nodes: int, depth: int) -> None:
 
 PROGRESS = [_progress]
 #: Set by the driver's SIGINT handler while compiled code runs; the next look at the clock
-#: then reports a time past every deadline, so the search stops as out of time and the
-#: driver raises KeyboardInterrupt once it is back in Python (an exception raised inside
-#: the compiled code's callback would not unwind it cleanly).
+#: then reports an infinite time, which reaches every deadline (also the infinite one of a
+#: search with no time limit: the test is ``now >= deadline``), so the search stops as out
+#: of time and the driver raises KeyboardInterrupt once it is back in Python (an exception
+#: raised inside the compiled code's callback would not unwind it cleanly).
 INTERRUPTED = [False]
 
 
@@ -412,7 +413,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
         total = 0
         for k in range(CONTROL_NODES, control.shape[0]):
             total += control[k]
-        if control[STOP] or total >= state[NODE_LIMIT] or clock_now(total, ply) > deadline[0]:
+        if control[STOP] or total >= state[NODE_LIMIT] or clock_now(total, ply) >= deadline[0]:
             state[ABORTED] = 1
             control[STOP] = 1
         # the table grows as it fills (two threads growing at once only lose entries)

@@ -6,6 +6,9 @@ cyclic rulesets and draws included; and its budgets answer "unknown", never a gu
 from __future__ import annotations
 
 import random
+import signal
+import subprocess
+import sys
 from functools import cache
 
 import numpy as np
@@ -231,6 +234,35 @@ def test_budgets_answer_unknown() -> None:
     assert search.solve(start, Budget(seconds=0.05)) is None
     answer = search.analyse(start, Budget(seconds=0.05))
     assert answer.outcome is None and answer.moves is None and not answer.exact
+
+
+#: A search of the hex4 start with no budget at all (it would run for hours), interrupted
+#: by SIGINT half a second in; prints how long after its start it stopped.
+INTERRUPTED_SEARCH = """
+import os, signal, sys, threading, time
+from tablebase.games.smallholder import Smallholder
+from tablebase.solver.smallholder_exact import Budget, ExactSearch
+game = Smallholder("hex4", "nibbler")
+search = ExactSearch(game, table_bytes=1 << 22, threads=int(sys.argv[1]))
+search.value(game.start(), Budget(nodes=1))  # compiled (or loaded from the cache) before the clock starts
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+started = time.perf_counter()
+try:
+    search.value(game.start())
+except KeyboardInterrupt:
+    print("stopped after", time.perf_counter() - started)
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_a_search_with_no_time_limit(threads: int) -> None:
+    """Ctrl-C stops a search at its next look at the clock, also with no time limit (a
+    weak solve's leaf jobs have a node budget only; such a search used to run to its end,
+    minutes, before the interrupt was raised)."""
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED_SEARCH, str(threads)], capture_output=True,
+                          text=True, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert done.returncode == 0 and done.stdout.startswith("stopped after"), done.stderr
+    assert float(done.stdout.split()[-1]) < 10
 
 
 @pytest.mark.parametrize("seconds, nodes, message", [

@@ -110,18 +110,25 @@ def cluster_options(does: str, each: str = "", default: str = "in-process") -> C
     return decorate
 
 
-def proof_options(command: Callable) -> Callable:
+#: What --proof does in the commands that decide fairness claims (verify, serve).
+DECIDE_FROM_PROOF = ("Also decide the first-player claim from this weak solution", " On a board whose tables are "
+                     "checked too, the proof must agree with them.")
+
+
+def proof_options(does: tuple[str, str] = DECIDE_FROM_PROOF) -> Callable[[Callable], Callable]:
     """The --proof FILE and --journal FILE options (repeatable, paired in order) of a
-    command that decides first-player claims from weak solutions; `proof_pairs` pairs them."""
-    command = click.option(
-        "--journal", "journals", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
-        help="The check journal of each --proof, in the same order (repeatable): the big leaves are taken "
-             "from it.")(command)
-    return click.option(
-        "--proof", "proofs", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
-        help="Also decide the first-player claim from this weak solution (repeatable): a proof of the empty "
-             "board from 'tablebase proof export smallholder', checked first as by 'tablebase check --proof'. "
-             "On a board whose tables are checked too, the proof must agree with them.")(command)
+    command that takes first-player results from weak solutions (``does``: what the
+    command does with each, and a last sentence of the help); `proof_pairs` pairs them."""
+    def decorate(command: Callable) -> Callable:
+        command = click.option(
+            "--journal", "journals", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
+            help="The check journal of each --proof, in the same order (repeatable): the big leaves are taken "
+                 "from it.")(command)
+        return click.option(
+            "--proof", "proofs", metavar="FILE", multiple=True, type=click.Path(dir_okay=False),
+            help=f"{does[0]} (repeatable): a proof of the empty board from 'tablebase proof export smallholder', "
+                 f"checked first as by 'tablebase check --proof'.{does[1]}")(command)
+    return decorate
 
 
 def proof_pairs(proofs: tuple[str, ...], journals: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    atlas, compare, db_option, json_option, progress_printer, silent_option, write_output)
+    atlas, compare, db_option, json_option, progress_printer, proof_options, proof_pairs, silent_option,
+    write_output)
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (
@@ -36,7 +37,9 @@ Example:
     tablebase atlas smallholder --board limping2
     tablebase atlas smallholder --board limping2 --json
     tablebase atlas smallholder --board limping2 --board hex3 --markdown docs/ATLAS.md --svg docs/img/atlas.svg
-    tablebase atlas smallholder --board hex3 --stored-only""")
+    tablebase atlas smallholder --board hex3 --stored-only
+    tablebase atlas smallholder --board limping2 --board hex3 --stored-only --markdown docs/ATLAS.md \\
+        --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal""")
 @click.option("--board", "boards", metavar="B", multiple=True,
               help=f"Board, repeatable: limping2 (seconds for all 120) or hex3 (about a minute per "
                    f"combination); the default, {ATLAS_BOARD}, has no tables.")
@@ -46,13 +49,17 @@ Example:
 @json_option
 @click.option("--markdown", type=click.Path(),
               help="Also write the atlas page (all boards, with the pictures of --svg, and the first-player "
-                   "results of the weak solves of limping3 and hex4 stored in the file) to this file.")
+                   "results of limping3 and hex4 from the --proof files and the weak solves stored in the file) "
+                   "to this file.")
 @click.option("--svg", metavar="FILE", type=click.Path(),
               help="Also draw the option grid into FILE and the game lengths into FILE-lengths.svg "
                    "(with several --board, FILE-BOARD.svg and FILE-BOARD-lengths.svg).")
+@proof_options(("Also put the first-player result of this weak solution (limping3 or hex4) on the --markdown "
+                "page", ""))
 @silent_option
 def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, as_json: bool,
-                      markdown: str | None, svg: str | None, silent: bool) -> None:
+                      markdown: str | None, svg: str | None, proofs: tuple[str, ...], journals: tuple[str, ...],
+                      silent: bool) -> None:
     """Every option combination of The Smallholder on a board, side by side.
 
     Each of the 120 combinations (5 group rules x 4 adjacency rules x 2 territories
@@ -69,7 +76,16 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     "cycles", "winning_first_moves": {"up_to_symmetry", "of_up_to_symmetry", "all",
     "of_all"}, "longest_game" (null when play can repeat forever), "capture_share",
     "mean_moves"}; values are for Black, who moves first.
+
+    The --markdown page ends with the first-player results of limping3 and hex4, which
+    no table holds: from each --proof (a weak solution, checked first as by 'tablebase
+    check --proof'; with --stored-only a leaf its --journal lacks is an error, not a
+    search) and from the weak solves stored in the file (unfinished ones with their
+    progress, never a guess).
     """
+    if proofs and not markdown:
+        raise click.UsageError("--proof adds its result to the --markdown page: give --markdown too")
+    weak_proofs = proof_pairs(proofs, journals)
     boards = boards or (ATLAS_BOARD,)
     if len(set(boards)) < len(boards):
         raise click.UsageError(f"a --board is given twice: {', '.join(boards)}")
@@ -79,7 +95,8 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     weak = None
     with open_store(db_path, create=not stored_only) as store:
         if markdown:
-            weak = weak_first_player_results(store)
+            weak = weak_first_player_results(store, proofs=weak_proofs, progress=progress_printer(silent),
+                                             search=not stored_only)
         for board in boards:
             found = smallholder_atlas(store, board, compute=not stored_only, progress=progress_printer(silent))
             section = BoardAtlas(board, found.rows, [r.spec for r in found.missing])
@@ -105,7 +122,8 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
                            f"not computed yet (run without --stored-only to compute them)", err=True)
     if markdown:
         command = "tablebase atlas smallholder " + " ".join(f"--board {b}" for b in boards) \
-            + (" --stored-only" if stored_only else "") + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "")
+            + (" --stored-only" if stored_only else "") + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "") \
+            + "".join(f" --proof {p}" for p in proofs) + "".join(f" --journal {j}" for j in journals)
         write_output(markdown, atlas_markdown(sections, command, weak, WEAK_BOARDS))
 
 

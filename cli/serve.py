@@ -17,7 +17,7 @@ Example:
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (0.0.0.0 opens it to the network).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
-@proof_options
+@proof_options()
 def serve(db_path: str, host: str, port: int, proofs: tuple[str, ...], journals: tuple[str, ...]) -> None:
     """Browse the tablebase in a web browser: a clickable board with every move's value,
     undo and redo, the principal variation, a value-history chart, permalinks, a

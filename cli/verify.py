@@ -40,7 +40,7 @@ Example:
               help="Check these Smallholder combinations instead of the named rulesets (repeatable): a "
                    "ruleset name or groups=...,adjacent=...,territory=...,capture=... (keys left out keep "
                    "the nibbler values).")
-@proof_options
+@proof_options()
 @db_option
 @json_option
 @click.option("--markdown", "markdown", type=click.Path(),

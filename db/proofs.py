@@ -4,7 +4,8 @@ Tables (schema version 1, recorded in `meta` as ``proofs_schema_version``):
 
 * ``proof_runs``: one row per (game, rules, root, goal): the goal is "``goal`` wins from
   ``root``"; the leaf solver and its node budget; status (``running``, ``proved``,
-  ``disproved``, ``unknown``); counters and seconds so far.
+  ``disproved``, ``unknown``, ``unfinished``: stopped before the end); counters and
+  seconds so far.
 * ``proof_nodes``: the nodes of a run settled for good: status (1 proved, -1 disproved),
   where it came from (``leaf``, ``tree``), the chosen child (the winning move of a proved
   OR node, the refutation of a disproved AND node) and the length of the proof below it.

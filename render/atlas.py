@@ -300,6 +300,8 @@ _GOAL_NAMES = {"B": "Black", "W": "White"}
 
 
 def _weak_claim(result: dict[str, Any]) -> str:
+    if "proof" in result:
+        return result["summary"]
     side = _GOAL_NAMES.get(result["goal"], result["goal"])
     if result["status"] == "proved":
         return f"{side} wins (proved)"
@@ -308,10 +310,17 @@ def _weak_claim(result: dict[str, Any]) -> str:
     return f"unfinished ({result['status']}): {result['settled']:,} nodes settled, no result"
 
 
+def _weak_evidence(result: dict[str, Any]) -> str:
+    if "proof" in result:
+        return f"the proof `{result['proof']['file']}`, checked (`tablebase check --proof`)"
+    return f"a run stored in the file: {result['settled']:,} nodes settled, {result['seconds']:,} s"
+
+
 def atlas_markdown(sections: Sequence[BoardAtlas], command: str,
                    weak: Sequence[dict[str, Any]] | None = None, weak_boards: Sequence[str] = ()) -> str:
     """The atlas page: per board the counts, the two pictures and the table of rows;
-    then, for ``weak_boards``, the first-player results of the weak solves in ``weak``."""
+    then, for ``weak_boards``, the first-player results of the weak solutions in ``weak``
+    (`service.atlas.weak_first_player_results`: checked proofs and stored runs)."""
     lines = [
         "# The Smallholder rules atlas",
         "",
@@ -362,12 +371,13 @@ def atlas_markdown(sections: Sequence[BoardAtlas], command: str,
                   "disproves a first-player win without valuing every position (how, and the runs' "
                   "progress: docs/distributed.md)."]
         if weak:
-            lines += ["", "| board | rules | named | result | nodes settled | seconds |", "|---|---|---|---|---|---|"]
-            lines += [f"| {r['board']} | {r['rules']} | {r['named'] or ''} | {_weak_claim(r)} | {r['settled']:,} "
-                      f"| {r['seconds']} |" for r in weak]
+            lines += ["", "| board | rules | named | result | from |", "|---|---|---|---|---|"]
+            lines += [f"| {r['board']} | {r['rules']} | {r['named'] or ''} | {_weak_claim(r)} | {_weak_evidence(r)} |"
+                      for r in weak]
+            lines += ["", "Combinations not listed have no weak solution yet."]
         else:
-            lines += ["", "No weak solve of these boards is stored in the tablebase file this page was made "
-                          "from, so there is no result for them here."]
+            lines += ["", "No weak solution of these boards was given (`--proof`) or is stored in the tablebase "
+                          "file this page was made from, so there is no result for them here."]
     return "\n".join(lines) + "\n"
 
 

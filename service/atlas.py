@@ -7,12 +7,14 @@
 * `compare_smallholder`: chosen combinations' tables side by side (solved if missing)
   and one position probed under each, with the moves whose values differ;
 * `weak_first_player_results`: what the weak solves (proof-number search) stored in
-  the file say about the empty board of the boards too big for tables.
+  the file, and the checked proofs given, say about the empty board of the boards too
+  big for tables.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 from tablebase.db.atlas import AtlasRows
@@ -23,6 +25,7 @@ from tablebase.games.sparro.rules import NAMED_VARIANTS
 from tablebase.service import smallholder, sparro
 from tablebase.service.errors import ServiceError
 from tablebase.service.progress import Progress, report
+from tablebase.service.verify import proof_claims
 from tablebase.solver.atlas import ROW_KEYS, VERSIONS, compare_probes, sparro_row, sweep
 from tablebase.solver.probe import probe
 from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS
@@ -145,14 +148,34 @@ def compare_smallholder(store: TablebaseStore, board: str, rules_list: Sequence[
 WEAK_BOARDS = ("limping3", "hex4")
 
 
-def weak_first_player_results(store: TablebaseStore, boards: Sequence[str] = WEAK_BOARDS) -> list[dict[str, Any]]:
-    """Every weak-solve run stored in the file from the empty board of ``boards``: the
-    combination, the colour whose win it tries to prove, and its status (``proved``,
-    ``disproved``, or ``running`` / ``unknown`` with the progress made; never a guess)."""
+def weak_first_player_results(store: TablebaseStore, boards: Sequence[str] = WEAK_BOARDS,
+                              proofs: tuple[tuple[str | Path, str | Path | None], ...] = (),
+                              progress: Progress | None = None, search: bool = True) -> list[dict[str, Any]]:
+    """The first-player results of ``boards`` from weak solutions, one per combination:
+
+    * each proof of ``proofs`` ((proof file, its check journal or None), checked first as
+      by `tablebase check --proof`, `verify.proof_claims`; ``search`` as there): its
+      claim's ``summary`` and ``proof`` (file, rows, leaves), status ``proved``;
+    * every weak-solve run stored in the file from the empty board of a combination no
+      proof covers: the colour whose win it tries to prove (``goal``), its status
+      (``proved``, ``disproved``, or ``running`` / ``unknown`` / ``unfinished`` with the
+      progress made: ``settled``, ``seconds``; never a guess).
+
+    A proof of another board is a ServiceError (the atlas's tables cover the others)."""
     results = []
+    for claim in proof_claims(proofs, progress, search):
+        evidence = claim.evidence
+        if evidence["board"] not in boards:
+            raise ServiceError(f"{evidence['proof']['file']!r}: a proof on {evidence['board']}; the atlas takes weak "
+                               f"solutions of {' and '.join(boards)} (its tables cover the other boards)")
+        results.append({"board": evidence["board"], "rules": evidence["rules"],
+                        "named": evidence["ruleset"] if evidence["ruleset"] != evidence["rules"] else None,
+                        "status": "proved", "summary": claim.summary, "proof": evidence["proof"]})
+    covered = {(result["board"], result["rules"]) for result in results}
     for run in ProofStore(store).runs(game=GAME):
         game = smallholder.game_for_rules_name(run.rules)
-        if game.board.name not in boards or run.root_key != game.canonical_key(game.start()):
+        if game.board.name not in boards or run.root_key != game.canonical_key(game.start()) \
+                or (game.board.name, game.rules.spec) in covered:
             continue
         results.append({"board": game.board.name, "rules": game.rules.spec,
                         "named": game.rules.name if game.rules.name != game.rules.spec else None,

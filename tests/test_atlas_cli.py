@@ -3,6 +3,7 @@ no-compensation variant, through CliRunner (and one real process, killed mid-swe
 
 from __future__ import annotations
 
+import gzip
 import json
 import signal
 import sqlite3
@@ -288,11 +289,57 @@ def test_markdown_reports_stored_weak_solves_as_they_stand(tmp_path: Path) -> No
     result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(path), "--markdown", str(page), "-s")
     assert result.exit_code == 0, result.output
     text = page.read_text()
-    assert "| hex4 | " + RULESETS["nibbler"].spec + " | nibbler | Black wins (proved) | 1,234 |" in text
+    assert "| hex4 | " + RULESETS["nibbler"].spec + " | nibbler | Black wins (proved) | a run stored in the file: " \
+        "1,234 nodes settled, 0.0 s |" in text
     assert "| limping3 | " + RULESETS["nibbler"].spec + " | nibbler | unfinished (running): 1,234 nodes settled, no result |" in text
     assert "stymie" not in text.split("weak solutions")[1]
     empty = tmp_path / "empty.sqlite"
     with TablebaseStore(empty, create=True) as store:
         smallholder_atlas(store, BOARD, combinations=all_rules()[:1])
     result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(empty), "--markdown", str(page), "-s")
-    assert "No weak solve of these boards is stored" in page.read_text()
+    assert "No weak solution of these boards was given (`--proof`) or is stored" in page.read_text()
+
+
+def test_markdown_reports_checked_proofs(tmp_path: Path) -> None:
+    """A --proof (checked first) puts its result on the page, in place of a run of the same
+    combination stored in the file; the others' runs stay. A proof that does not check,
+    one of a board the tables cover, or --proof without --markdown: one line, status 1 or 2."""
+    from tablebase.db.proofs import ProofStore
+    from tablebase.games.smallholder import Smallholder
+
+    proofs = Path(__file__).resolve().parent.parent / "proofs"
+    proof, journal = proofs / "limping3-hull-setbacks.proof.tsv.gz", proofs / "limping3-hull-setbacks.journal"
+    path = tmp_path / "weak.sqlite"
+    with TablebaseStore(path, create=True) as store:
+        smallholder_atlas(store, BOARD, combinations=all_rules()[:1])
+        for ruleset in ("hull-setbacks", "nibbler"):
+            game = Smallholder("limping3", ruleset)
+            ProofStore(store).open_run("smallholder", game.rules_name, game.format(game.start()), 0, "B", "test", 100)
+    page = tmp_path / "ATLAS.md"
+    args = ["atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(path), "--markdown", str(page), "-s"]
+    result = run(*args, "--proof", str(proof), "--journal", str(journal))
+    assert result.exit_code == 0, result.output
+    rows = [line for line in page.read_text().split("weak solutions")[1].splitlines() if line.startswith("| limping3")]
+    assert rows == [
+        "| limping3 | " + RULESETS["hull-setbacks"].spec + " | hull-setbacks | proved by a checked weak solution: "
+        "Black wins with a2 (or its images e1, e5) in at most 29 plies against any defence; the other first moves are "
+        f"not solved; the proof has 944 positions and 444 leaves | the proof `{proof}`, checked (`tablebase check "
+        "--proof`) |",
+        "| limping3 | " + RULESETS["nibbler"].spec + " | nibbler | unfinished (running): 0 nodes settled, no result "
+        "| a run stored in the file: 0 nodes settled, 0.0 s |"]
+    assert f"--proof {proof} --journal {journal}" in page.read_text().splitlines()[2]  # the command that made it
+    damaged = tmp_path / "damaged.proof.tsv"
+    damaged.write_text(gzip.decompress(proof.read_bytes()).decode().replace("\tloser\t", "\twinner\t", 1))
+    rejected = run(*args, "--proof", str(damaged))
+    assert rejected.exit_code == 1 and str(damaged) in rejected.stderr and "Traceback" not in rejected.output
+    assert len(rejected.stderr.strip().splitlines()) == 1
+    assert run(*args[:-3], "--proof", str(proof), "--journal", str(journal)).exit_code == 2  # no --markdown
+    from tablebase.service.proof import export_proof, weak_solve_into
+
+    rules = Smallholder(BOARD, "nibbler").rules
+    with TablebaseStore(tmp_path / "limping2-weak.sqlite", create=True) as store:
+        weak_solve_into(store, BOARD, rules, node_budget=1_000, job_max_empty=9)
+        small = tmp_path / "limping2.proof.tsv"
+        small.write_text("\n".join(export_proof(store, BOARD, rules)) + "\n")
+    other_board = run(*args, "--proof", str(small))
+    assert other_board.exit_code == 1 and "a proof on limping2" in other_board.stderr, other_board.output

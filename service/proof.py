@@ -105,11 +105,10 @@ def _progress_event(game: Smallholder, progress: Progress) -> Any:
         pn = "inf" if p.root_pn >= INF else f"{p.root_pn:,}"
         dn = "inf" if p.root_dn >= INF else f"{p.root_dn:,}"
         line = " ".join(p.line) or "-"
-        first = ""
-        if p.first_move is not None and p.line:
-            children, proved, disproved = p.first_move
-            first = (f" (after {p.line[0]}: {proved} of its {children} next positions up to symmetry proved, "
-                     f"{disproved} disproved)")
+        counts = [f"after {' '.join(p.line[:i + 1])}: {proved} of its {children} next positions"
+                  + (" up to symmetry" if i == 0 else "") + f" proved, {disproved} disproved"
+                  for i, (children, proved, disproved) in enumerate(p.after_moves)]
+        first = f" ({'; '.join(counts)})" if counts else ""
         progress(ProgressEvent(f"weak solve {game.rules_name}, {COLOUR_NAMES[p.goal]} wins?",
                                f"{p.settled:,} settled, {p.nodes:,} nodes, root pn {pn} dn {dn}, {p.jobs:,} jobs "
                                f"({p.jobs_per_second:.2f}/s, {p.in_flight} running), {p.seconds:.0f} s, "

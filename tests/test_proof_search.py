@@ -944,9 +944,9 @@ def test_sigterm_stops_a_weak_solve_on_workers_cleanly(tmp_path):
     assert stored >= shown and run_status == "unfinished"  # what it had done when killed; no claim
 
 
-def test_progress_tells_how_far_the_lines_first_move_is(monkeypatch):
-    """A progress report says how far the most-proving line's first move is: how many of
-    the positions after it (up to symmetry) are proved and disproved; the command's
+def test_progress_tells_how_far_the_lines_first_moves_are(monkeypatch):
+    """A progress report says how far the most-proving line's first two moves are: how many
+    of the positions after each (up to symmetry) are proved and disproved; the command's
     progress line prints it. The line plays from the start, also while the search settles
     the first moves one by one (`first_moves`)."""
     from tablebase.service.proof import _progress_event
@@ -962,18 +962,22 @@ def test_progress_tells_how_far_the_lines_first_move_is(monkeypatch):
         pos = game.start()
         for name in p.line:  # every move legal in turn
             pos = game.play(pos, game.parse_move(name))
-    reports = [p for p in seen if p.first_move is not None]
-    assert reports and any(p.first_move[1] for p in reports)  # some report has a proved one
+    reports = [p for p in seen if p.after_moves]
+    assert reports and any(p.after_moves[0][1] for p in reports)  # some report has a proved one
+    assert any(len(p.after_moves) == 2 for p in reports)
     example = None
     for p in reports:
-        assert p.line, p  # the first move's counts come with the line that starts with it
-        after = game.play(game.start(), game.parse_move(p.line[0]))
-        children, proved, disproved = p.first_move
-        assert children == len({game.canonical_key(child) for _, child in game.children(after)})
-        assert proved + disproved <= children
-        example = example or p
+        assert len(p.line) >= len(p.after_moves), p  # the counts come with the line's moves
+        after = game.start()
+        for name, (children, proved, disproved) in zip(p.line, p.after_moves):
+            after = game.play(after, game.parse_move(name))
+            assert children == len({game.canonical_key(child) for _, child in game.children(after)})
+            assert proved + disproved <= children
+        if len(p.after_moves) == 2:
+            example = example or p
     printed: list = []
     _progress_event(game, printed.append)(example)
-    children, proved, disproved = example.first_move
+    (children, proved, disproved), (children_2, proved_2, disproved_2) = example.after_moves
     assert (f"most-proving line: {' '.join(example.line)} (after {example.line[0]}: {proved} of its {children} next "
-            f"positions up to symmetry proved, {disproved} disproved)") in printed[0].text
+            f"positions up to symmetry proved, {disproved} disproved; after {' '.join(example.line[:2])}: {proved_2} "
+            f"of its {children_2} next positions proved, {disproved_2} disproved)") in printed[0].text

@@ -28,6 +28,8 @@ MAX_EXPANSIONS_PER_ROUND = 200
 MAX_JOB_FAILURES = 20
 #: A job out of budget is run again with this many times its budget (`SearchSettings.job_retries`).
 BUDGET_GROWTH = 4
+#: The progress reports say how far this many of the most-proving line's first moves are.
+COUNTED_MOVES = 2
 
 
 class RunRecord(Protocol):
@@ -89,9 +91,10 @@ class SearchProgress:
     root_pn: int
     root_dn: int
     line: list[str]  # the current most-proving line from the root, as move names
-    #: how far the line's first move is, once its node is expanded (else None): the positions
-    #: after it up to symmetry, and how many of them are proved and disproved
-    first_move: tuple[int, int, int] | None = None
+    #: how far the line's first moves are: for each of its first `COUNTED_MOVES` moves in turn
+    #: whose node is expanded, the positions after it up to symmetry, and how many of them
+    #: are proved and disproved
+    after_moves: tuple[tuple[int, int, int], ...] = ()
 
 
 @dataclass
@@ -317,14 +320,15 @@ class ProofSearch:
         seconds = time.perf_counter() - self._started
         pn, dn = self.graph.root.pn, self.graph.root.dn
         line = self._line_after_root()
-        first = line[0] if line else None
-        replies = None
-        if first is not None and first.state == EXPANDED:
-            statuses = [child.status for child in first.children]
-            replies = (len(statuses) + first.loops, statuses.count(PROVED), statuses.count(DISPROVED) + first.loops)
+        names = self.line_names(line)
+        after: list[tuple[int, int, int]] = []
+        for node in line[:min(COUNTED_MOVES, len(names))]:
+            if node.state != EXPANDED:
+                break
+            statuses = [child.status for child in node.children]
+            after.append((len(statuses) + node.loops, statuses.count(PROVED), statuses.count(DISPROVED) + node.loops))
         return SearchProgress(self.attacker, seconds, self.jobs, self.jobs / seconds if seconds else 0.0,
-                              len(self._pending), len(self.graph.nodes), self.settled, pn, dn,
-                              self.line_names(line), replies)
+                              len(self._pending), len(self.graph.nodes), self.settled, pn, dn, names, tuple(after))
 
     def summary(self) -> dict[str, Any]:
         root = self.graph.root

@@ -108,11 +108,11 @@ def _progress_event(game: Smallholder, progress: Progress) -> Any:
         counts = [f"after {' '.join(p.line[:i + 1])}: {proved} of its {children} next positions"
                   + (" up to symmetry" if i == 0 else "") + f" proved, {disproved} disproved"
                   for i, (children, proved, disproved) in enumerate(p.after_moves)]
-        first = f" ({'; '.join(counts)})" if counts else ""
+        how_far = f" ({'; '.join(counts)})" if counts else ""
         progress(ProgressEvent(f"weak solve {game.rules_name}, {COLOUR_NAMES[p.goal]} wins?",
                                f"{p.settled:,} settled, {p.nodes:,} nodes, root pn {pn} dn {dn}, {p.jobs:,} jobs "
                                f"({p.jobs_per_second:.2f}/s, {p.in_flight} running), {p.seconds:.0f} s, "
-                               f"most-proving line: {line}{first}"))
+                               f"most-proving line: {line}{how_far}"))
     return report
 
 

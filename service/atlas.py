@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from tablebase.db.atlas import AtlasRows
-from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
 from tablebase.games.smallholder import Rules, all_rules, get_board
 from tablebase.games.sparro.rules import NAMED_VARIANTS
 from tablebase.service import smallholder, sparro
 from tablebase.service.errors import ServiceError
 from tablebase.service.progress import Progress, report
+from tablebase.service.proof import weak_solve_status
 from tablebase.service.verify import proof_claims
 from tablebase.solver.atlas import ROW_KEYS, VERSIONS, compare_probes, sparro_row, sweep
 from tablebase.solver.probe import probe
@@ -172,13 +172,8 @@ def weak_first_player_results(store: TablebaseStore, boards: Sequence[str] = WEA
                         "named": evidence["ruleset"] if evidence["ruleset"] != evidence["rules"] else None,
                         "status": "proved", "summary": claim.summary, "proof": evidence["proof"]})
     covered = {(result["board"], result["rules"]) for result in results}
-    for run in ProofStore(store).runs(game=GAME):
-        game = smallholder.game_for_rules_name(run.rules)
-        if game.board.name not in boards or run.root_key != game.canonical_key(game.start()) \
-                or (game.board.name, game.rules.spec) in covered:
-            continue
-        results.append({"board": game.board.name, "rules": game.rules.spec,
-                        "named": game.rules.name if game.rules.name != game.rules.spec else None,
-                        "goal": run.goal, "status": run.status, "settled": run.settled,
-                        "seconds": round(run.seconds, 1)})
+    for run in weak_solve_status(store):
+        if run["board"] in boards and run["from_start"] and (run["board"], run["rules"]) not in covered:
+            results.append({key: run[key] for key in ("board", "rules", "named", "goal", "status", "settled",
+                                                      "seconds")})
     return results

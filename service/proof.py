@@ -25,7 +25,7 @@ from tablebase.games.base import LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, Position, Rules, Smallholder, get_board, opponent
 from tablebase.service.errors import ServiceError, SolveNotAsked
 from tablebase.service.progress import Progress, ProgressEvent
-from tablebase.service.smallholder import exact_search, game_of
+from tablebase.service.smallholder import exact_search, game_for_rules_name, game_of
 from tablebase.solver.probe import Outcome
 from tablebase.solver.proof.certificate import (
     DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, LeafSearchNeeded, ProofError, check_proof,
@@ -38,7 +38,7 @@ from tablebase.solver.proof.tree import INF
 __all__ = ["CheckReport", "DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_JOB_RETRIES",
            "DEFAULT_JOB_TABLE_MB", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
            "LEAF_SOLVERS", "MAX_JOB_TABLE_MB", "MIN_JOB_TABLE_MB", "WeakSolveReport", "check_proof_file",
-           "check_proof_lines", "export_proof", "weak_solve_into"]
+           "check_proof_lines", "export_proof", "weak_solve_into", "weak_solve_status"]
 
 #: Positions one leaf job may explore before it answers "unknown".
 DEFAULT_JOB_BUDGET = 200_000
@@ -154,6 +154,49 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
     moves = result.goals[0].first_moves if result.value == WIN else {}
     return WeakSolveReport("smallholder", game.rules_name, game.format(root), describe(workers, scheduler), value,
                            winner, result.goals, time.perf_counter() - started, moves)
+
+
+def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
+    """Every weak-solve run stored in the file as it stands (nothing is searched, nothing
+    written): its rules, root (``from_start``: the empty board) and goal (the colour whose
+    win it tries to prove), status
+    (``proved``, ``disproved``, ``unknown``, ``running`` or ``unfinished``), the nodes it
+    settled, its jobs and seconds, the root's last proof and disproof numbers (counts, or
+    "inf"; None before the first commit), and for
+    each move from the root up to symmetry (``moves``: the move, its images, its status
+    ``proved`` / ``disproved`` / ``open`` towards the goal) how many of the positions after
+    it, up to symmetry, are proved and disproved."""
+    proofs = ProofStore(store)
+    runs = []
+    for run in proofs.runs(game="smallholder"):
+        game = game_for_rules_name(run.rules)
+        try:
+            root = game.parse(run.root)
+        except NotationError as exc:
+            raise ServiceError(f"the file's weak solve of {run.rules} is damaged: its root is not a position "
+                               f"({exc})") from None
+        settled = proofs.settled(run.id)
+        names = {1: "proved", -1: "disproved"}
+        moves: dict[int, dict[str, Any]] = {}
+        for move, child in game.children(root):
+            key = game.canonical_key(child)
+            if key in moves:
+                moves[key]["images"].append(game.move_name(move.cell))
+                continue
+            after = {game.canonical_key(grandchild) for _, grandchild in game.children(child)}
+            statuses = [settled[k][0] for k in after if k in settled]
+            moves[key] = {"move": game.move_name(move.cell), "images": [],
+                          "status": names.get(settled[key][0], "open") if key in settled else "open",
+                          "next_positions": len(after), "proved": statuses.count(1),
+                          "disproved": statuses.count(-1)}
+        runs.append({"board": game.board.name, "rules": game.rules.spec,
+                     "named": game.rules.name if game.rules.name != game.rules.spec else None,
+                     "root": run.root, "from_start": run.root_key == game.canonical_key(game.start()),
+                     "goal": run.goal, "status": run.status, "settled": run.settled,
+                     "jobs": run.jobs, "seconds": round(run.seconds, 1),
+                     "root_pn": run.summary.get("root_pn"), "root_dn": run.summary.get("root_dn"),
+                     "moves": list(moves.values())})
+    return runs
 
 
 def _export_task(game: Smallholder) -> str:

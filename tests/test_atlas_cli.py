@@ -284,7 +284,9 @@ def test_markdown_reports_stored_weak_solves_as_they_stand(tmp_path: Path) -> No
             opened = proofs.open_run("smallholder", game.rules_name, game.format(game.start()), 0, "B", "test", 100)
             store.db.execute("UPDATE proof_runs SET status = ?, settled = 1234 WHERE id = ?", [status, opened.id])
         other = Smallholder("hex4", "stymie")
-        proofs.open_run("smallholder", other.rules_name, "not the start", 12345, "B", "test", 100)
+        later = other.play(other.start(), other.moves(other.start())[0].cell)  # a run from another root
+        proofs.open_run("smallholder", other.rules_name, other.format(later), other.canonical_key(later), "B", "test",
+                        100)
     page = tmp_path / "ATLAS.md"
     result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(path), "--markdown", str(page), "-s")
     assert result.exit_code == 0, result.output

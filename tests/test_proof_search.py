@@ -863,6 +863,47 @@ def test_weak_solve_export_and_check_commands(tmp_path):
     assert report["remoteness"] >= 12  # the table's remoteness of the start; the proof is no shorter
 
 
+def test_proof_status_says_where_the_stored_runs_stand(tmp_path):
+    """`proof status` reads the stored runs without running them: the run's status and
+    each first move's (--first-moves settles them all) as the tables have them, and the
+    counts of the positions after each move as the rules give them."""
+    db = str(tmp_path / "tb.sqlite")
+    missing = cli("proof", "status", "--db", db)
+    assert missing.exit_code == 1 and "no tablebase" in missing.stderr
+    solved = cli("solve", "smallholder", "--board", "limping2", "--ruleset", "nibbler", "--weak", "--first-moves",
+                 "--leaf-solver", "subgraph", "--job-budget", "2000", "--db", db, "-s")
+    assert solved.exit_code == 0, solved.output
+    shown = cli("proof", "status", "--db", db, "--json")
+    assert shown.exit_code == 0, shown.output
+    [run] = [json.loads(line) for line in shown.stdout.splitlines()]
+    game = Smallholder("limping2", "nibbler")
+    start = game.start()
+    _, winning = table_answer(game, start)
+    assert (run["status"], run["goal"], run["from_start"], run["root_pn"]) == ("proved", "B", True, 0)
+    proved: set[str] = set()
+    named: list[str] = []
+    for move in run["moves"]:
+        names = [move["move"], *move["images"]]
+        named += names
+        assert move["status"] in ("proved", "disproved")  # all settled by --first-moves
+        if move["status"] == "proved":
+            proved |= set(names)
+        after = game.play(start, game.parse_move(move["move"]))
+        assert move["next_positions"] == len({game.canonical_key(child) for _, child in game.children(after)})
+        assert move["proved"] + move["disproved"] <= move["next_positions"]
+        if move["status"] == "proved":  # a proof through the first move has every reply proved
+            assert move["proved"] == move["next_positions"]
+    assert proved == winning and sorted(named) == sorted(game.move_name(m.cell) for m in game.moves(start))
+    text = cli("proof", "status", "--db", db).stdout
+    assert text.startswith("nibbler@limping2, Black wins from the empty board? proved: ")
+    assert len(text.splitlines()) == 1 + len(run["moves"])
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE proof_runs SET root = 'xx'")
+    damaged = cli("proof", "status", "--db", db)
+    assert damaged.exit_code == 1 and "damaged" in damaged.stderr and "'xx'" in damaged.stderr
+    assert len(damaged.stderr.strip().splitlines()) == 1
+
+
 def test_export_on_workers_through_the_command(tmp_path):
     db = tmp_path / "tb.sqlite"
     solved = cli("solve", "smallholder", "--board", "limping2", "--weak", "--leaf-solver", "value",

@@ -285,6 +285,14 @@ class Tablebase:
             job_max_empty=job_max_empty, time_limit=time_limit, first_moves=first_moves,
             job_table_mb=job_table_mb, progress=progress)
 
+    def weak_solves(self) -> list[dict[str, Any]]:
+        """Where the weak solves stored in the file stand, without running them: one dict
+        per run, as `tablebase proof status --json` prints (status, nodes settled, jobs,
+        seconds, the root's proof and disproof numbers, and each move from the root up to
+        symmetry: its status and how many of the positions after it are proved and
+        disproved)."""
+        return proof_service.weak_solve_status(self.store)
+
     def export_proof(self, game: str = "smallholder", position: str | None = None, *,
                      progress: Progress | None = None, workers: int | None = None, scheduler: str | None = None,
                      **options: Any) -> list[str]:

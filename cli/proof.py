@@ -12,9 +12,9 @@ import click
 
 from tablebase.cli.app import (
     cluster_options, db_option, json_option, main, silent_option, weak_progress, write_output)
+from tablebase.games.smallholder import COLOUR_NAMES
 from tablebase.service.files import open_store
 from tablebase.service.proof import export_proof, weak_solve_status
-from tablebase.games.smallholder import COLOUR_NAMES
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
 
 
@@ -92,9 +92,10 @@ Example:
 @json_option
 def status(db_path: str, as_json: bool) -> None:
     """Where the weak solves stored in the file stand, without running them: per run its
-    rules, root and goal, status (proved, disproved, unknown, running or unfinished),
-    nodes settled, jobs, seconds and the root's last proof and disproof numbers; then
-    each move from the root (up to symmetry, its images in brackets), proved, disproved
+    rules, root and goal, status (proved, disproved, unknown, unfinished, or running:
+    also a run killed before it could mark itself unfinished), nodes settled, jobs,
+    seconds and the root's last proof and disproof numbers; then each move from the
+    root (up to symmetry, its images after "or"), proved, disproved
     or open, and how many of the positions after it (up to symmetry) are proved and
     disproved. The file is opened read-only: a run may go on meanwhile.
 

@@ -159,13 +159,13 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
 def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
     """Every weak-solve run stored in the file as it stands (nothing is searched, nothing
     written): its rules, root (``from_start``: the empty board) and goal (the colour whose
-    win it tries to prove), status
-    (``proved``, ``disproved``, ``unknown``, ``running`` or ``unfinished``), the nodes it
-    settled, its jobs and seconds, the root's last proof and disproof numbers (counts, or
-    "inf"; None before the first commit), and for
-    each move from the root up to symmetry (``moves``: the move, its images, its status
-    ``proved`` / ``disproved`` / ``open`` towards the goal) how many of the positions after
-    it, up to symmetry, are proved and disproved."""
+    win it tries to prove), status (``proved``, ``disproved``, ``unknown``, ``unfinished``
+    or ``running``, also a run killed before it could mark itself unfinished), the nodes
+    it settled, its jobs and seconds, the root's last proof and disproof numbers (counts,
+    or "inf"; None before the first commit), and for each move from the root up to
+    symmetry (``moves``: the move, its images, its status ``proved`` / ``disproved`` /
+    ``open`` towards the goal) how many of the positions after it, up to symmetry, are
+    proved and disproved."""
     proofs = ProofStore(store)
     runs = []
     for run in proofs.runs(game="smallholder"):

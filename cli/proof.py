@@ -12,9 +12,8 @@ import click
 
 from tablebase.cli.app import (
     cluster_options, db_option, json_option, main, silent_option, weak_progress, write_output)
-from tablebase.games.smallholder import COLOUR_NAMES
 from tablebase.service.files import open_store
-from tablebase.service.proof import export_proof, weak_solve_status
+from tablebase.service.proof import export_proof, weak_solve_status, weak_solve_status_lines
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
 
 
@@ -95,13 +94,13 @@ def status(db_path: str, as_json: bool) -> None:
     rules, root and goal, status (proved, disproved, unknown, unfinished, or running:
     also a run killed before it could mark itself unfinished), nodes settled, jobs,
     seconds and the root's last proof and disproof numbers; then each move from the
-    root (up to symmetry, its images after "or"), proved, disproved
-    or open, and how many of the positions after it (up to symmetry) are proved and
-    disproved. The file is opened read-only: a run may go on meanwhile.
+    root (up to symmetry, its images after "or"), proved, disproved or open, and how
+    many of the positions after it (up to symmetry) are proved and disproved. The file
+    is opened read-only: a run may go on meanwhile.
 
-    With --json one object per run: {"board", "rules", "named", "root", "from_start", "goal",
-    "status", "settled", "jobs", "seconds", "root_pn", "root_dn", "moves": [{"move",
-    "images", "status", "next_positions", "proved", "disproved"}]}.
+    With --json one object per run: {"board", "rules", "named", "root", "from_start",
+    "goal", "status", "settled", "jobs", "seconds", "root_pn", "root_dn", "moves":
+    [{"move", "images", "status", "next_positions", "proved", "disproved"}]}.
     """
     with open_store(db_path, readonly=True) as store:
         runs = weak_solve_status(store)
@@ -111,18 +110,5 @@ def status(db_path: str, as_json: bool) -> None:
         return
     if not runs:
         click.echo(f"no weak solve is stored in {db_path}")
-    for run in runs:
-        named = f"{run['named']}@{run['board']}" if run["named"] else f"{run['rules']}@{run['board']}"
-        numbers = "" if run["root_pn"] is None else f"; root pn {_count(run['root_pn'])} dn {_count(run['root_dn'])}"
-        root = "the empty board" if run["from_start"] else run["root"]
-        click.echo(f"{named}, {COLOUR_NAMES[run['goal']].capitalize()} wins from {root}? {run['status']}: "
-                   f"{run['settled']:,} nodes settled, {run['jobs']:,} jobs, {run['seconds']:,.0f} s{numbers}")
-        for move in run["moves"]:
-            images = f" (or {', '.join(move['images'])})" if move["images"] else ""
-            click.echo(f"  {move['move']}{images}: {move['status']}, {move['proved']} of its "
-                       f"{move['next_positions']} next positions proved, {move['disproved']} disproved")
-
-
-def _count(number: int | str) -> str:
-    """A proof or disproof number as stored: a count, or "inf"."""
-    return f"{number:,}" if isinstance(number, int) else str(number)
+    for line in weak_solve_status_lines(runs):
+        click.echo(line)

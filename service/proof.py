@@ -38,7 +38,8 @@ from tablebase.solver.proof.tree import INF
 __all__ = ["CheckReport", "DEFAULT_CHECK_BUDGET", "DEFAULT_JOB_BUDGET", "DEFAULT_JOB_RETRIES",
            "DEFAULT_JOB_TABLE_MB", "DEFAULT_LEAF_CHECK", "DEFAULT_LEAF_SOLVER", "LEAF_CHECKS",
            "LEAF_SOLVERS", "MAX_JOB_TABLE_MB", "MIN_JOB_TABLE_MB", "WeakSolveReport", "check_proof_file",
-           "check_proof_lines", "export_proof", "weak_solve_into", "weak_solve_status"]
+           "check_proof_lines", "export_proof", "weak_solve_into", "weak_solve_status",
+           "weak_solve_status_lines"]
 
 #: Positions one leaf job may explore before it answers "unknown".
 DEFAULT_JOB_BUDGET = 200_000
@@ -197,6 +198,25 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
                      "root_pn": run.summary.get("root_pn"), "root_dn": run.summary.get("root_dn"),
                      "moves": list(moves.values())})
     return runs
+
+
+def weak_solve_status_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """`weak_solve_status` as text: a line per run, then a line per move from its root."""
+    def count(number: int | str) -> str:  # a proof or disproof number as stored: a count, or "inf"
+        return f"{number:,}" if isinstance(number, int) else str(number)
+
+    lines = []
+    for run in runs:
+        named = f"{run['named'] or run['rules']}@{run['board']}"
+        numbers = "" if run["root_pn"] is None else f"; root pn {count(run['root_pn'])} dn {count(run['root_dn'])}"
+        root = "the empty board" if run["from_start"] else run["root"]
+        lines.append(f"{named}, {COLOUR_NAMES[run['goal']].capitalize()} wins from {root}? {run['status']}: "
+                     f"{run['settled']:,} nodes settled, {run['jobs']:,} jobs, {run['seconds']:,.0f} s{numbers}")
+        for move in run["moves"]:
+            images = f" (or {', '.join(move['images'])})" if move["images"] else ""
+            lines.append(f"  {move['move']}{images}: {move['status']}, {move['proved']} of its "
+                         f"{move['next_positions']} next positions proved, {move['disproved']} disproved")
+    return lines
 
 
 def _export_task(game: Smallholder) -> str:

@@ -92,14 +92,16 @@ Example:
 def status(db_path: str, as_json: bool) -> None:
     """Where the weak solves stored in the file stand, without running them: per run its
     rules, root and goal, status (proved, disproved, unknown, unfinished, or running:
-    also a run killed before it could mark itself unfinished), nodes settled, jobs,
-    seconds and the root's last proof and disproof numbers; then each move from the
+    also a run killed before it could mark itself unfinished) and the time of its last
+    commit (UTC; a running search commits each time a job ends, so a run that reads
+    "running" with an old last commit was killed), nodes settled, jobs, seconds and the
+    root's last proof and disproof numbers; then each move from the
     root (up to symmetry, its images after "or"), proved, disproved or open, and how
     many of the positions after it (up to symmetry) are proved and disproved. The file
     is opened read-only: a run may go on meanwhile.
 
     With --json one object per run: {"board", "rules", "named", "root", "from_start",
-    "goal", "status", "settled", "jobs", "seconds", "root_pn", "root_dn", "moves":
+    "goal", "status", "started", "updated", "settled", "jobs", "seconds", "root_pn", "root_dn", "moves":
     [{"move", "images", "status", "next_positions", "proved", "disproved"}]}.
     """
     with open_store(db_path, readonly=True) as store:

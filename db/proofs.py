@@ -48,6 +48,8 @@ class ProofRun:
     jobs: int
     seconds: float
     summary: dict[str, Any]
+    started: str  # UTC, ISO 8601 (``2026-12-04T14:46:31Z``): when the run was created
+    updated: str  # UTC, ISO 8601: its last commit (a run killed while running keeps its status)
 
 
 def _hex(key: int | None) -> str | None:
@@ -232,9 +234,9 @@ class ProofStore:
 
 def _run(row: tuple) -> ProofRun:
     (id_, game, rules, root, root_key, goal, solver, budget, status, settled, jobs, seconds, summary,
-     _started, _updated) = row
+     started, updated) = row
     return ProofRun(id_, game, rules, root, int(root_key, 16), goal, solver, budget, status, settled, jobs,
-                    seconds, json.loads(summary))
+                    seconds, json.loads(summary), started, updated)
 
 
 def _now() -> str:

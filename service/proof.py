@@ -161,9 +161,11 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
     """Every weak-solve run stored in the file as it stands (nothing is searched, nothing
     written): its rules, root (``from_start``: the empty board) and goal (the colour whose
     win it tries to prove), status (``proved``, ``disproved``, ``unknown``, ``unfinished``
-    or ``running``, also a run killed before it could mark itself unfinished), the nodes
-    it settled, its jobs and seconds, the root's last proof and disproof numbers (counts,
-    or "inf"; None before the first commit), and for each move from the root up to
+    or ``running``, also a run killed before it could mark itself unfinished), when it
+    started and when it last committed (``started``, ``updated``: UTC, ISO 8601; a running
+    search commits each time a job ends), the nodes it settled, its jobs and seconds, the
+    root's last proof and disproof numbers (counts, or "inf"; None before the first
+    commit), and for each move from the root up to
     symmetry (``moves``: the move, its images, its status ``proved`` / ``disproved`` /
     ``open`` towards the goal) how many of the positions after it, up to symmetry, are
     proved and disproved."""
@@ -193,7 +195,8 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
         runs.append({"board": game.board.name, "rules": game.rules.spec,
                      "named": game.rules.name if game.rules.name != game.rules.spec else None,
                      "root": run.root, "from_start": run.root_key == game.canonical_key(game.start()),
-                     "goal": run.goal, "status": run.status, "settled": run.settled,
+                     "goal": run.goal, "status": run.status, "started": run.started, "updated": run.updated,
+                     "settled": run.settled,
                      "jobs": run.jobs, "seconds": round(run.seconds, 1),
                      "root_pn": run.summary.get("root_pn"), "root_dn": run.summary.get("root_dn"),
                      "moves": list(moves.values())})
@@ -210,7 +213,9 @@ def weak_solve_status_lines(runs: list[dict[str, Any]]) -> list[str]:
         named = f"{run['named'] or run['rules']}@{run['board']}"
         numbers = "" if run["root_pn"] is None else f"; root pn {count(run['root_pn'])} dn {count(run['root_dn'])}"
         root = "the empty board" if run["from_start"] else run["root"]
-        lines.append(f"{named}, {COLOUR_NAMES[run['goal']].capitalize()} wins from {root}? {run['status']}: "
+        committed = run["updated"].replace("T", " ").removesuffix("Z")[:16]  # to the minute
+        lines.append(f"{named}, {COLOUR_NAMES[run['goal']].capitalize()} wins from {root}? {run['status']} "
+                     f"(last commit {committed} UTC): "
                      f"{run['settled']:,} nodes settled, {run['jobs']:,} jobs, {run['seconds']:,.0f} s{numbers}")
         for move in run["moves"]:
             images = f" (or {', '.join(move['images'])})" if move["images"] else ""

@@ -895,8 +895,17 @@ def test_proof_status_says_where_the_stored_runs_stand(tmp_path):
             assert move["proved"] == move["next_positions"]
     assert proved == winning and sorted(named) == sorted(game.move_name(m.cell) for m in game.moves(start))
     text = cli("proof", "status", "--db", db).stdout
-    assert text.startswith("nibbler@limping2, Black wins from the empty board? proved: ")
+    with sqlite3.connect(db) as conn:
+        started, updated = conn.execute("SELECT started, updated FROM proof_runs").fetchone()
+    assert (run["started"], run["updated"]) == (started, updated) and started <= updated
+    minute = updated.replace("T", " ")[:16]  # the text gives the last commit to the minute
+    assert text.startswith(f"nibbler@limping2, Black wins from the empty board? proved (last commit {minute} UTC): ")
     assert len(text.splitlines()) == 1 + len(run["moves"])
+    with sqlite3.connect(db) as conn:  # as a run killed while it ran leaves it
+        conn.execute("UPDATE proof_runs SET status = 'running', updated = '2026-12-04T06:23:09Z'")
+    killed = cli("proof", "status", "--db", db).stdout
+    assert killed.startswith("nibbler@limping2, Black wins from the empty board? running "
+                             "(last commit 2026-12-04 06:23 UTC): ")
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE proof_runs SET root = 'xx'")
     damaged = cli("proof", "status", "--db", db)

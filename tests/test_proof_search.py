@@ -948,18 +948,24 @@ def test_commands_fail_with_one_line(tmp_path):
     assert wrong.exit_code == 1 and "tcp://" in wrong.output
 
 
-@pytest.mark.slow
-def _stopped_by(signum: int, command: list[str], lines: int, wait: float = 0.0, **popen) -> tuple[list[str], str, int]:
+def _stopped_by(signum: int, command: list[str], lines: int, wait: float = 0.0, group: bool = False,
+                **popen) -> tuple[list[str], str, int]:
     """Run ``command`` (the CLI), send ``signum`` after its first ``lines`` progress lines
-    (and ``wait`` seconds more): those lines, the rest of stderr and the exit status."""
+    (and ``wait`` seconds more): those lines, the rest of stderr and the exit status. With
+    ``group`` the command runs in a process group of its own and the signal goes to the
+    whole group, as a terminal sends Ctrl-C."""
     child = subprocess.Popen([sys.executable, "-c", "from tablebase.cli.main import main; main()", *command],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=group,
+                             **popen)
     try:
         assert child.stderr is not None
         seen = [child.stderr.readline() for _ in range(lines)]
         assert all("weak solve" in line for line in seen), seen
         time.sleep(wait)
-        child.send_signal(signum)
+        if group:
+            os.killpg(child.pid, signum)
+        else:
+            child.send_signal(signum)
         _, err = child.communicate(timeout=60)
     finally:
         if child.poll() is None:
@@ -968,6 +974,7 @@ def _stopped_by(signum: int, command: list[str], lines: int, wait: float = 0.0, 
     return seen, err, child.returncode
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_weak_solve(tmp_path):
     """SIGINT ends the command (click's "Aborted!", status 1) within seconds. The run
     spends nearly all its time in compiled leaf searches, where an interrupt used to be
@@ -980,6 +987,7 @@ def test_ctrl_c_stops_a_weak_solve(tmp_path):
     assert "Aborted" in err and "Traceback" not in err, err
 
 
+@pytest.mark.slow
 def test_sigterm_stops_a_weak_solve_on_workers_cleanly(tmp_path):
     """kill (SIGTERM) of a run on a local cluster: exit status 143 within seconds, the work
     done committed, the cluster closed (no warning of leaked semaphores)."""
@@ -992,6 +1000,24 @@ def test_sigterm_stops_a_weak_solve_on_workers_cleanly(tmp_path):
     with sqlite3.connect(db) as conn:
         [(stored, run_status)] = conn.execute("SELECT jobs, status FROM proof_runs").fetchall()
     assert stored >= shown and run_status == "unfinished"  # what it had done when killed; no claim
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_weak_solve_on_workers_cleanly(tmp_path):
+    """Ctrl-C in a terminal reaches the local cluster's worker processes too (one process
+    group): the command stops within seconds with click's "Aborted!" and no traceback (the
+    workers printed one each, and the command waited for ever for the jobs they had been
+    running), the work done committed and the run marked unfinished."""
+    db = tmp_path / "w.sqlite"
+    lines, err, status = _stopped_by(signal.SIGINT, ["solve", "smallholder", "--board", "limping3", "--weak",
+                                                     "--workers", "2", "--job-budget", "1000000", "--db", str(db)],
+                                     2, group=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert status == 1  # within the 60 s _stopped_by waits (it timed out on the old code)
+    assert "Aborted" in err and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    shown = int(re.search(r"([\d,]+) jobs \(", lines[-1]).group(1).replace(",", ""))
+    with sqlite3.connect(db) as conn:
+        [(stored, run_status)] = conn.execute("SELECT jobs, status FROM proof_runs").fetchall()
+    assert stored >= shown and run_status == "unfinished"
 
 
 def test_progress_tells_how_far_the_lines_first_moves_are(monkeypatch):

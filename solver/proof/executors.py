@@ -73,7 +73,7 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
             raise ExecutorError(f"cannot reach the Dask scheduler ({exc}): {scheduler!r}") from None
         try:
             slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-            with client.get_executor(pure=False) as executor:
+            with _cancelled_at_exit(client) as executor:
                 yield executor, max(1, slots)
         finally:
             client.close()
@@ -83,18 +83,49 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
     with _stopped_by_sigterm():
         # no dashboard, and the scheduler's HTTP server (which it always starts) on a free
         # port: on its default one a second cluster of this machine warned on stderr
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
-                               silence_logs=logging.ERROR)
+        with _sigint_ignored():
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                                   silence_logs=logging.ERROR)
         try:
             client = Client(cluster)
             try:
-                with client.get_executor(pure=False) as executor:
+                with _cancelled_at_exit(client) as executor:
                     yield executor, int(workers or 1)
             finally:
                 client.close()
         finally:
             cluster.close()
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the local cluster starts its worker processes, which keep that
+    (an ignored signal stays ignored in a program it starts): Ctrl-C reaches every process
+    of the terminal's group, and only this one should act on it, by stopping the run and
+    closing the cluster (the workers printed a traceback each and died on their own).
+    Only the main thread handles signals; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _cancelled_at_exit(client: Any) -> Iterator[Executor]:
+    """The client's executor, whose jobs still running are cancelled at the end instead of
+    awaited (the executor's own ``with`` waits for them): the caller has taken every
+    result it needs, and after Ctrl-C, which stops the local cluster's workers as well
+    (they share the terminal's process group), it would wait for ever."""
+    executor = client.get_executor(pure=False)
+    try:
+        yield executor
+    finally:
+        executor.shutdown(wait=False)
 
 
 @contextmanager

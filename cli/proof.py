@@ -12,7 +12,7 @@ import click
 
 from tablebase.cli.app import (
     cluster_options, db_option, json_option, main, silent_option, weak_progress, write_output)
-from tablebase.service.files import open_store
+from tablebase.service.files import copy_store, open_store
 from tablebase.service.proof import export_proof, weak_solve_status, weak_solve_status_lines
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
 
@@ -112,5 +112,28 @@ def status(db_path: str, as_json: bool) -> None:
         return
     if not runs:
         click.echo(f"no weak solve is stored in {db_path}")
+    for line in weak_solve_status_lines(runs):
+        click.echo(line)
+
+
+@proof.command("copy", epilog="""\b
+Example:
+    tablebase proof copy --db limping3-nibbler.sqlite proofs/limping3-nibbler.sqlite.gz
+    gunzip -k proofs/limping3-nibbler.sqlite.gz   # a file the same run goes on from""")
+@click.argument("output", type=click.Path())
+@db_option
+@json_option
+def copy(output: str, db_path: str, as_json: bool) -> None:
+    """Copy a tablebase file to OUTPUT, consistently even while a weak solve (or any
+    solve) writes to it: the way to keep a run that outlasts the machine. A name ending
+    in .gz is compressed (gzip; the same file gives the same bytes). OUTPUT is replaced
+    whole or not at all. Prints where the copy's weak solves stand, as 'proof status'
+    does (with --json: {"output", "bytes", "runs": [as 'proof status --json']})."""
+    written, runs = copy_store(db_path, output, inspect=weak_solve_status)
+    assert runs is not None
+    if as_json:
+        click.echo(json.dumps({"output": output, "bytes": written, "runs": runs}))
+        return
+    click.echo(f"copied {db_path} to {output} ({written:,} bytes)")
     for line in weak_solve_status_lines(runs):
         click.echo(line)

@@ -184,9 +184,19 @@ def explain(path: Path, exc: sqlite3.Error) -> str:
         return f"cannot use {name} as a tablebase ({text})"
     if "locked" in text or "busy" in text:
         return f"{name} is busy ({text}); another program holds a write lock on it"
+    if "not a database" in text and _gzip_file(path):
+        return f"cannot use {name} as a tablebase: it is compressed (gzip); 'gunzip -k' it first"
     if "malformed" in text or "not a database" in text:
         return f"cannot use {name} as a tablebase ({text}): the file is damaged"
     return f"cannot use {name} as a tablebase ({text})"
+
+
+def _gzip_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
 
 
 _explain = explain  # the name other db modules imported first
@@ -708,6 +718,19 @@ class TablebaseStore:
 
     def size_bytes(self) -> int:
         return self.path.stat().st_size if self.path.exists() else 0
+
+    @_sql_errors
+    def backup_to(self, target: Path) -> None:
+        """A consistent copy of the whole file into a new SQLite file at ``target`` (which
+        must not exist), by SQLite's online backup, which starts over when another process
+        writes meanwhile; then compacted (VACUUM). Only reads this file."""
+        copy = sqlite3.connect(target, isolation_level=None)
+        try:
+            self.db.conn.backup(copy)
+            copy.execute("PRAGMA journal_mode = DELETE")  # a copy in WAL mode would need its -wal file
+            copy.execute("VACUUM")
+        finally:
+            copy.close()
 
     @_sql_errors
     def table_bytes(self) -> dict[int, int]:

@@ -913,6 +913,54 @@ def test_proof_status_says_where_the_stored_runs_stand(tmp_path):
     assert len(damaged.stderr.strip().splitlines()) == 1
 
 
+def test_proof_copy_keeps_a_run_file_whole_while_it_is_written(tmp_path):
+    """`proof copy` gives the file as it was committed (not what a writer has not
+    committed yet), compressed when asked, the same bytes for the same file; the copy
+    holds the same run and reads as the source does; a failed copy leaves the output as
+    it was; bad paths are one line, and a compressed file says to gunzip it."""
+    db = tmp_path / "run.sqlite"
+    solved = cli("solve", "smallholder", "--board", "limping2", "--weak", "--leaf-solver", "value",
+                 "--job-budget", "2000", "--db", str(db), "-s")
+    assert solved.exit_code == 0, solved.output
+    source = cli("proof", "status", "--db", str(db), "--json").stdout
+    writer = sqlite3.connect(db, isolation_level=None)  # a run's commit in progress
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("UPDATE proof_runs SET jobs = jobs + 1000")
+    packed = tmp_path / "copy.sqlite.gz"
+    copied = cli("proof", "copy", "--db", str(db), str(packed), "--json")
+    writer.execute("ROLLBACK")
+    writer.close()
+    assert copied.exit_code == 0, copied.output
+    report = json.loads(copied.stdout)
+    assert report["bytes"] == packed.stat().st_size and report["output"] == str(packed)
+    assert [json.dumps(run) for run in report["runs"]] == source.splitlines()  # not the uncommitted jobs
+    plain = tmp_path / "copy.sqlite"
+    plain.write_bytes(gzip.decompress(packed.read_bytes()))
+    assert cli("proof", "status", "--db", str(plain), "--json").stdout == source
+    with sqlite3.connect(db) as a, sqlite3.connect(plain) as b:
+        for table in ("proof_runs", "proof_nodes", "proof_leaves", "proof_attempts", "meta"):
+            query = f"SELECT * FROM {table} ORDER BY 1, 2"
+            assert a.execute(query).fetchall() == b.execute(query).fetchall(), table
+    first = packed.read_bytes()
+    assert cli("proof", "copy", "--db", str(db), str(packed)).exit_code == 0  # a refresh replaces it
+    assert packed.read_bytes() == first
+    text = cli("proof", "copy", "--db", str(db), str(tmp_path / "copy2.sqlite")).stdout
+    assert text.startswith(f"copied {db} to {tmp_path / 'copy2.sqlite'} (") and "nibbler@limping2" in text
+    damaged = tmp_path / "damaged.sqlite"
+    damaged.write_bytes(b"not a tablebase" * 100)
+    before = packed.read_bytes()
+    for args, message in (([str(damaged), str(packed)], "damaged"),
+                          ([str(db), str(tmp_path / "no" / "copy.gz")], "does not exist"),
+                          ([str(db), str(db)], "onto itself"),
+                          ([str(packed), str(tmp_path / "x.gz")], "gunzip -k"),
+                          ([str(tmp_path / "missing.sqlite"), str(tmp_path / "x.gz")], "no tablebase")):
+        failed = cli("proof", "copy", "--db", args[0], args[1])
+        assert failed.exit_code == 1 and message in failed.stderr, (args, failed.output)
+        assert len(failed.stderr.strip().splitlines()) == 1 and "Traceback" not in failed.output
+    assert packed.read_bytes() == before and not (tmp_path / "x.gz").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".copy-")]  # no work files left
+
+
 def test_export_on_workers_through_the_command(tmp_path):
     db = tmp_path / "tb.sqlite"
     solved = cli("solve", "smallholder", "--board", "limping2", "--weak", "--leaf-solver", "value",

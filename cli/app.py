@@ -145,21 +145,6 @@ solve_option = click.option("--solve", "solve", is_flag=True,
                                  "command says what it would solve, and how long that takes, and stops).")
 
 
-def write_output(path: str, text: str) -> None:
-    """Write a file an option asked for: a missing folder, a directory or an unwritable
-    path is one line on stderr and exit status 1, never a traceback."""
-    target = Path(path)
-    if target.is_dir():
-        raise TablebaseError(f"cannot write {path!r}: it is a directory")
-    if not target.parent.is_dir():
-        raise TablebaseError(f"cannot write {path!r}: the folder {str(target.parent)!r} does not exist")
-    try:
-        target.write_text(text, encoding="utf-8")
-    except (OSError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise TablebaseError(f"cannot write {path!r}: {reason.lower()}") from None
-
-
 def show_progress(silent: bool) -> bool:
     """Progress goes to stderr, only when it is a terminal and not silenced."""
     return not silent and sys.stderr.isatty()

@@ -9,13 +9,12 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    atlas, compare, db_option, json_option, progress_printer, proof_options, proof_pairs, silent_option,
-    write_output)
+    atlas, compare, db_option, json_option, progress_printer, proof_options, proof_pairs, silent_option)
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (
     WEAK_BOARDS, compare_smallholder, smallholder_atlas, sparro_atlas, weak_first_player_results)
-from tablebase.service.files import open_store
+from tablebase.service.files import check_writable, open_store, write_text
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
 from tablebase.service.sparro import DESCRIPTION as SPARRO
 
@@ -91,6 +90,8 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
         raise click.UsageError(f"a --board is given twice: {', '.join(boards)}")
     if as_json and len(boards) > 1:
         raise click.UsageError("--json prints the rows of one board (the rows do not name it): give one --board")
+    if markdown:
+        check_writable(markdown)  # before the work (an hour on hex3), not after it
     sections = []
     weak = None
     with open_store(db_path, create=not stored_only) as store:
@@ -102,8 +103,8 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
             section = BoardAtlas(board, found.rows, [r.spec for r in found.missing])
             if svg:
                 grid, lengths = _picture_paths(svg, board, len(boards) > 1)
-                write_output(str(grid), option_grid_svg(board, found.rows))
-                write_output(str(lengths), game_lengths_svg(board, found.rows))
+                write_text(str(grid), option_grid_svg(board, found.rows))
+                write_text(str(lengths), game_lengths_svg(board, found.rows))
                 if markdown:
                     base = Path(markdown).resolve().parent
                     section = BoardAtlas(board, found.rows, section.missing,
@@ -124,7 +125,7 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
         command = "tablebase atlas smallholder " + " ".join(f"--board {b}" for b in boards) \
             + (" --stored-only" if stored_only else "") + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "") \
             + "".join(f" --proof {p}" for p in proofs) + "".join(f" --journal {j}" for j in journals)
-        write_output(markdown, atlas_markdown(sections, command, weak, WEAK_BOARDS))
+        write_text(markdown, atlas_markdown(sections, command, weak, WEAK_BOARDS))
 
 
 @atlas.command("sparro", epilog="""\b

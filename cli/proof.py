@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from pathlib import Path
@@ -11,8 +10,8 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    cluster_options, db_option, json_option, main, silent_option, weak_progress, write_output)
-from tablebase.service.files import copy_store, open_store
+    cluster_options, db_option, json_option, main, silent_option, weak_progress)
+from tablebase.service.files import check_writable, copy_store, open_store, write_text
 from tablebase.service.proof import export_proof, weak_solve_status, weak_solve_status_lines
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
 
@@ -42,7 +41,7 @@ Example:
 @click.option("--position", metavar="POSITION", default=None,
               help="Root of the weak solve (default: the empty board, Black to move).")
 @click.option("--output", "-o", type=click.Path(), default=None,
-              help="Write here instead of stdout; a name ending in .gz is compressed.")
+              help="Write here instead of stdout (checked before the work starts; replaced whole at the end, never left half-written); a name ending in .gz is compressed.")
 @cluster_options("Search the leaves' remoteness", ", one leaf each at a time",
                  "in-process, one leaf at a time on every core")
 @db_option
@@ -71,16 +70,15 @@ def export_smallholder(board: str, ruleset: str | None, spec: str | None, positi
     """
     SMALLHOLDER.check_board(board)  # a bad board or rules is named before the file is looked at
     rules = rules_of(ruleset, spec)
+    if output is not None:
+        check_writable(output)  # before the work, which can take hours
     with open_store(db_path) as store:
         lines = list(export_proof(store, board, rules, position, weak_progress(silent), workers, scheduler))
     text = "".join(line + "\n" for line in lines)
     if output is None:
         sys.stdout.write(text)
-    elif output.endswith(".gz"):
-        with gzip.open(output, "wt", encoding="utf-8") as handle:
-            handle.write(text)
     else:
-        write_output(output, text)
+        write_text(output, text)
 
 
 @proof.command("status", epilog="""\b

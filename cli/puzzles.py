@@ -24,9 +24,8 @@ from tablebase.cli.app import (
     weak_progress,
     silent_option,
     solve_option,
-    write_output,
 )
-from tablebase.service.files import open_store
+from tablebase.service.files import open_store, write_text
 from tablebase.service import puzzles as service
 from tablebase.service.errors import IllegalMoveError, NotationError
 from tablebase.service.games import GAMES as REGISTRY, describe
@@ -204,7 +203,7 @@ def export_command(game: str | None, rules: str | None, min_depth: int | None, m
         found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
     text = service.export_tsv(found) if fmt == "tsv" else service.export_html(found)
     if output:
-        write_output(output, text)
+        write_text(output, text)
         click.echo(f"wrote {len(found)} puzzles to {output}", err=True)
     else:
         click.echo(text, nl=False)

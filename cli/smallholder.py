@@ -11,8 +11,8 @@ import click
 from tablebase.cli.app import (
     BUDGET_RANGE, Seconds,
     answer_positions, cluster_options, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option,
-    show, silent_option, solve, weak_progress, write_output)
-from tablebase.service.files import open_store
+    show, silent_option, solve, weak_progress)
+from tablebase.service.files import open_store, write_text
 from tablebase.render.text import moves_line
 from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
@@ -60,7 +60,7 @@ def show_smallholder(position: str | None, board: str | None, ruleset: str | Non
     game, pos = read(position, board, rules_of(ruleset, spec), allow_unreachable)
     click.echo(DESCRIPTION.text(game, pos))
     if svg_path:
-        write_output(svg_path, DESCRIPTION.svg(game, pos))
+        write_text(svg_path, DESCRIPTION.svg(game, pos))
 
 
 @moves.command("smallholder")

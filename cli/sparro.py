@@ -10,7 +10,6 @@ import click
 from tablebase.cli.app import (
     BUDGET_RANGE,
     answer_positions,
-    write_output,
     db_option,
     json_option,
     moves,
@@ -22,7 +21,7 @@ from tablebase.cli.app import (
     silent_option,
     solve,
 )
-from tablebase.service.files import open_store
+from tablebase.service.files import open_store, write_text
 from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
 from tablebase.service.sparro import DESCRIPTION, solve_into
@@ -61,7 +60,7 @@ def show_sparro(position: str, variant: str, svg_path: str | None, faces: bool, 
     game, pos = DESCRIPTION.read(position, variant=variant, allow_unreachable=allow_unreachable)
     click.echo(DESCRIPTION.text(game, pos))
     if svg_path:
-        write_output(svg_path, DESCRIPTION.svg(game, pos, faces=faces))
+        write_text(svg_path, DESCRIPTION.svg(game, pos, faces=faces))
 
 
 def moves_text(answer: dict) -> str:

@@ -10,9 +10,8 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    db_option, json_option, main, progress_printer, proof_options, proof_pairs, silent_option, solve_option,
-    write_output)
-from tablebase.service.files import open_store
+    db_option, json_option, main, progress_printer, proof_options, proof_pairs, silent_option, solve_option)
+from tablebase.service.files import check_writable, open_store, write_text
 from tablebase.render.markdown import claims_markdown
 from tablebase.service.smallholder import rules_of
 from tablebase.service.tables import refuse_unasked_solve
@@ -85,6 +84,8 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
                                "'tablebase verify smallholder --proof ...'")
     weak = proof_pairs(proofs, journals)
     rules = tuple(rules_of(None, spec) for spec in specs)
+    if markdown:
+        check_writable(markdown)  # before the work, not after it
     # with --proof, the Smallholder tables' claims are those of the boards given (none by default)
     chosen = boards or (() if proofs else SMALLHOLDER_BOARDS)
     needed = tables_needed(game, chosen, rules)
@@ -98,7 +99,7 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
                            + [f"--board {b}" for b in boards] + [f"--rules {spec}" for spec in specs]
                            + [f"--proof {p}" for p in proofs] + [f"--journal {j}" for j in journals]
                            + [f"--markdown {markdown}"])
-        write_output(markdown, claims_markdown(claims, command))
+        write_text(markdown, claims_markdown(claims, command))
     if as_json:
         for c in claims:
             click.echo(json.dumps(c.as_json()))

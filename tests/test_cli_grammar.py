@@ -47,6 +47,46 @@ def test_svg_to_a_bad_path_is_one_line(tmp_path: Path, args: list[str]) -> None:
     assert run(*args, "--svg", str(good)).exit_code == 0 and good.read_text().startswith("<svg")
 
 
+@pytest.mark.parametrize("args", [
+    ["proof", "export", "smallholder", "--board", "limping2", "--output"],
+    ["verify", "smallholder", "--board", "limping2", "--markdown"],
+    ["atlas", "smallholder", "--board", "limping2", "--markdown"]])
+def test_an_output_path_is_checked_before_the_work(tmp_path: Path, args: list[str]) -> None:
+    """A bad output name is the first thing said: here the file to read does not exist
+    either, and the output's folder is named, not the missing file (after hours of work
+    the other order would lose them)."""
+    absent_db = str(tmp_path / "absent.sqlite")
+    result = run(*args, str(tmp_path / "missing" / "out.md"), "--db", absent_db, "-s")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "does not exist" in result.stderr and "missing" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not Path(absent_db).exists()
+
+
+def test_an_output_file_is_replaced_whole_or_not_at_all(tmp_path: Path) -> None:
+    """service.files.replacing: an error while writing leaves the old file as it was and
+    no temporary file behind; a .gz name is compressed, the same text giving the same bytes."""
+    import gzip
+
+    from tablebase.service.files import replacing, write_text
+
+    target = tmp_path / "out.tsv"
+    write_text(target, "old\n")
+    with pytest.raises(RuntimeError):
+        with replacing(target) as handle:
+            handle.write(b"half")
+            raise RuntimeError("stopped midway")
+    assert target.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.tsv"]
+    packed = tmp_path / "out.tsv.gz"
+    write_text(packed, "row\n" * 100)
+    first = packed.read_bytes()
+    write_text(packed, "row\n" * 100)
+    assert packed.read_bytes() == first and gzip.decompress(first) == b"row\n" * 100
+    ordinary = tmp_path / "ordinary"
+    ordinary.write_text("x")  # the mode a new file gets (the umask's), not a temporary's 0600
+    assert packed.stat().st_mode & 0o777 == target.stat().st_mode & 0o777 == ordinary.stat().st_mode & 0o777
+
+
 def test_puzzle_json_names_the_moves(sparro_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "p.sqlite"
     db.write_bytes(sparro_db.read_bytes())

@@ -26,7 +26,7 @@ def export() -> None:
     """Write a stored proof as TSV (position, role, move, value, remoteness)."""
 
 
-@export.command("smallholder", epilog="""\\b
+@export.command("smallholder", epilog="""\b
 Example:
     tablebase solve smallholder --board limping2 --weak
     tablebase proof export smallholder --board limping2 --output limping2-nibbler.proof.tsv

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -110,3 +111,29 @@ def test_seconds_options_refuse_nan(tmp_path: Path, args: list[str]) -> None:
     assert result.exit_code == 2
     assert "is not a number of seconds" in result.output
     assert not (tmp_path / "t.sqlite").exists()
+
+
+def _commands(group: click.Group, path: tuple[str, ...] = ()) -> "list[tuple[str, ...]]":
+    found = [path]
+    for name, command in group.commands.items():
+        found += _commands(command, path + (name,)) if isinstance(command, click.Group) else [path + (name,)]
+    return found
+
+
+def _command(path: tuple[str, ...]) -> click.Command:
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize("path", _commands(main), ids=" ".join)
+def test_every_help_keeps_its_examples_as_written(path: tuple[str, ...]) -> None:
+    result = run(*path, "--help")
+    assert result.exit_code == 0, result.output
+    assert "\\b" not in result.output  # click's no-rewrap marker shown as text: the block was rewrapped
+    shown = {line.strip() for line in result.output.splitlines()}
+    for line in (_command(path).epilog or "").splitlines():
+        if line.strip() and line.strip() != "\b":
+            assert line.strip() in shown, line  # each example a line of its own, as written

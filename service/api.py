@@ -288,7 +288,8 @@ class Tablebase:
     def weak_solves(self) -> list[dict[str, Any]]:
         """Where the weak solves stored in the file stand, without running them: one dict
         per run, as `tablebase proof status --json` prints (status, nodes settled, jobs,
-        seconds, the root's proof and disproof numbers, and each move from the root up to
+        seconds, the root's proof and disproof numbers, a proved run's proof and how many
+        of its leaves an export still has to search, and each move from the root up to
         symmetry: its status and how many of the positions after it are proved and
         disproved)."""
         return proof_service.weak_solve_status(self.store)

@@ -28,8 +28,8 @@ from tablebase.service.progress import Progress, ProgressEvent
 from tablebase.service.smallholder import exact_search, game_for_rules_name, game_of
 from tablebase.solver.probe import Outcome
 from tablebase.solver.proof.certificate import (
-    DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, CheckReport, LeafSearchNeeded, ProofError, check_proof,
-    draw_lines, Row, format_rows, holding_rows, proof_header, proof_rows)
+    DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, LEAF_ROLE, CheckReport, LeafSearchNeeded, ProofError,
+    check_proof, draw_lines, Row, format_rows, holding_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
 from tablebase.solver.proof.executors import ExecutorError, InlineExecutor, describe, open_executor
 from tablebase.solver.proof.jobs import LEAF_SOLVERS, leaf_remoteness
@@ -165,7 +165,11 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
     started and when it last committed (``started``, ``updated``: UTC, ISO 8601; a running
     search commits each time a job ends), the nodes it settled, its jobs and seconds, the
     root's last proof and disproof numbers (counts, or "inf"; None before the first
-    commit), and for each move from the root up to
+    commit), for a proved run how far its export is (``proof``: the positions and leaves
+    of the proof as `export_proof` writes it, the leaves up to symmetry, and how many of
+    those still need their remoteness from the exact search: 0 when an export searches
+    nothing; ``{"error": ...}`` when the stored nodes make no proof, a damaged file; None
+    for other runs), and for each move from the root up to
     symmetry (``moves``: the move, its images, its status ``proved`` / ``disproved`` /
     ``open`` towards the goal) how many of the positions after it, up to symmetry, are
     proved and disproved."""
@@ -192,6 +196,19 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
                           "status": names.get(settled[key][0], "open") if key in settled else "open",
                           "next_positions": len(after), "proved": statuses.count(1),
                           "disproved": statuses.count(-1)}
+        proof: dict[str, Any] | None = None
+        if run.status == "proved":
+            rows: list[Row] = []
+            try:
+                pending = _without_remoteness(game, lambda distance: rows.extend(
+                    proof_rows(game, root, run.goal, settled, proofs.leaves("smallholder", run.rules), distance)))
+            except ProofError as exc:  # a damaged file: said, and the other runs still reported
+                proof = {"error": str(exc)}
+            else:
+                leaves = [game.parse(row.position) for row in rows if row.role == LEAF_ROLE]
+                proof = {"positions": len(rows), "leaves": len(leaves),
+                         "distinct_leaves": len({game.canonical_key(leaf) for leaf in leaves}),
+                         "leaves_without_remoteness": len(pending)}
         runs.append({"board": game.board.name, "rules": game.rules.spec,
                      "named": game.rules.name if game.rules.name != game.rules.spec else None,
                      "root": run.root, "from_start": run.root_key == game.canonical_key(game.start()),
@@ -199,7 +216,7 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
                      "settled": run.settled,
                      "jobs": run.jobs, "seconds": round(run.seconds, 1),
                      "root_pn": run.summary.get("root_pn"), "root_dn": run.summary.get("root_dn"),
-                     "moves": list(moves.values())})
+                     "proof": proof, "moves": list(moves.values())})
     return runs
 
 
@@ -217,11 +234,34 @@ def weak_solve_status_lines(runs: list[dict[str, Any]]) -> list[str]:
         lines.append(f"{named}, {COLOUR_NAMES[run['goal']].capitalize()} wins from {root}? {run['status']} "
                      f"(last commit {committed} UTC): "
                      f"{run['settled']:,} nodes settled, {run['jobs']:,} jobs, {run['seconds']:,.0f} s{numbers}")
+        if run["proof"] is not None and "error" in run["proof"]:
+            lines.append(f"  proof: none can be exported: {run['proof']['error']}")
+        elif run["proof"] is not None:
+            proof = run["proof"]
+            todo = proof["leaves_without_remoteness"]
+            lines.append(f"  proof: {proof['positions']:,} positions, {proof['leaves']:,} leaves "
+                         f"({proof['distinct_leaves']:,} up to symmetry); "
+                         + (f"{todo:,} of them still need their remoteness ('proof export' searches them)" if todo
+                            else "each with its remoteness ('proof export' searches nothing)"))
         for move in run["moves"]:
             images = f" (or {', '.join(move['images'])})" if move["images"] else ""
             lines.append(f"  {move['move']}{images}: {move['status']}, {move['proved']} of its "
                          f"{move['next_positions']} next positions proved, {move['disproved']} disproved")
     return lines
+
+
+def _without_remoteness(game: Smallholder, walk: Callable[[Callable[[Position], int]], object]) -> dict[int, Position]:
+    """The leaves a walk of a stored proof meets without a remoteness (canonical key -> the
+    first position met): ``walk`` is given a leaf's distance function that searches
+    nothing."""
+    pending: dict[int, Position] = {}
+
+    def note_pending(pos: Position) -> int:
+        pending.setdefault(game.canonical_key(pos), pos)
+        return 0
+
+    walk(note_pending)
+    return pending
 
 
 def _export_task(game: Smallholder) -> str:
@@ -342,15 +382,7 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
         except ProofError as exc:
             raise ServiceError(str(exc)) from None
 
-    # the leaves without a remoteness (canonical key -> the first position met), found by
-    # a walk that searches nothing
-    pending: dict[int, Position] = {}
-
-    def note_pending(pos: Position) -> int:
-        pending.setdefault(game.canonical_key(pos), pos)
-        return 0
-
-    strategies(note_pending)
+    pending = _without_remoteness(game, strategies)
     if pending and progress is not None:
         progress(ProgressEvent(_export_task(game), f"{len(pending):,} leaves to give a remoteness by the exact search"
                                + (f" ({describe(workers, scheduler)})" if workers or scheduler else "")))

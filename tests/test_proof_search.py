@@ -900,7 +900,18 @@ def test_proof_status_says_where_the_stored_runs_stand(tmp_path):
     assert (run["started"], run["updated"]) == (started, updated) and started <= updated
     minute = updated.replace("T", " ")[:16]  # the text gives the last commit to the minute
     assert text.startswith(f"nibbler@limping2, Black wins from the empty board? proved (last commit {minute} UTC): ")
-    assert len(text.splitlines()) == 1 + len(run["moves"])
+    assert len(text.splitlines()) == 2 + len(run["moves"])  # the run, its proof, its moves
+    # the proof as the export writes it; subgraph leaves carry their remoteness
+    exported = cli("proof", "export", "smallholder", "--board", "limping2", "--db", db, "-s")
+    assert exported.exit_code == 0, exported.output
+    rows = [line.split("\t") for line in exported.stdout.splitlines() if not line.startswith("#")][1:]
+    leaves = [game.parse(row[0]) for row in rows if row[1] == "leaf"]
+    assert run["proof"] == {"positions": len(rows), "leaves": len(leaves),
+                            "distinct_leaves": len({game.canonical_key(leaf) for leaf in leaves}),
+                            "leaves_without_remoteness": 0}
+    assert text.splitlines()[1] == (f"  proof: {len(rows):,} positions, {len(leaves):,} leaves "
+                                    f"({run['proof']['distinct_leaves']:,} up to symmetry); each with its "
+                                    "remoteness ('proof export' searches nothing)")
     with sqlite3.connect(db) as conn:  # as a run killed while it ran leaves it
         conn.execute("UPDATE proof_runs SET status = 'running', updated = '2026-12-04T06:23:09Z'")
     killed = cli("proof", "status", "--db", db).stdout
@@ -911,6 +922,49 @@ def test_proof_status_says_where_the_stored_runs_stand(tmp_path):
     damaged = cli("proof", "status", "--db", db)
     assert damaged.exit_code == 1 and "damaged" in damaged.stderr and "'xx'" in damaged.stderr
     assert len(damaged.stderr.strip().splitlines()) == 1
+
+
+def test_proof_status_counts_the_leaves_an_export_must_search(tmp_path):
+    """A proof with value-only leaves: `proof status` counts those the export still has to
+    give a remoteness (all of them, up to symmetry, that are not finished games), and none
+    once an export has stored them; runs that are not proved have no proof."""
+    db = str(tmp_path / "tb.sqlite")
+    solved = cli("solve", "smallholder", "--board", "limping2", "--weak", "--leaf-solver", "value",
+                 "--job-budget", "2000", "--db", db, "-s")
+    assert solved.exit_code == 0, solved.output
+    [before] = [json.loads(line) for line in cli("proof", "status", "--db", db, "--json").stdout.splitlines()]
+    assert before["status"] == "proved"
+    game = Smallholder("limping2", "nibbler")
+    with sqlite3.connect(db) as conn:
+        value_only = {int(key, 16) for key, in conn.execute("SELECT key FROM proof_leaves WHERE remoteness IS NULL")}
+    exported = cli("proof", "export", "smallholder", "--board", "limping2", "--db", db, "-s")
+    assert exported.exit_code == 0, exported.output
+    rows = [line.split("\t") for line in exported.stdout.splitlines() if not line.startswith("#")][1:]
+    searched = {game.canonical_key(game.parse(row[0])) for row in rows if row[1] == "leaf"} & value_only
+    assert before["proof"]["leaves_without_remoteness"] == len(searched) > 0
+    text = cli("proof", "status", "--db", db).stdout.splitlines()[1]
+    assert text.endswith("each with its remoteness ('proof export' searches nothing)")
+    [after] = [json.loads(line) for line in cli("proof", "status", "--db", db, "--json").stdout.splitlines()]
+    assert after["proof"] == {**before["proof"], "leaves_without_remoteness": 0}
+    with sqlite3.connect(db) as conn:  # a damaged file: what the proof stands on lost
+        nodes = conn.execute("SELECT * FROM proof_nodes").fetchall()
+        leaf_rows = conn.execute("SELECT * FROM proof_leaves").fetchall()
+        conn.execute("DELETE FROM proof_nodes")
+        conn.execute("DELETE FROM proof_leaves")
+    damaged = cli("proof", "status", "--db", db)
+    assert damaged.exit_code == 0, damaged.output
+    assert damaged.stdout.splitlines()[1].startswith("  proof: none can be exported: ")
+    [lost] = [json.loads(line) for line in cli("proof", "status", "--db", db, "--json").stdout.splitlines()]
+    assert list(lost["proof"]) == ["error"] and "no proof" in lost["proof"]["error"]
+    with sqlite3.connect(db) as conn:
+        conn.executemany(f"INSERT INTO proof_nodes VALUES ({', '.join('?' * len(nodes[0]))})", nodes)
+        conn.executemany(f"INSERT INTO proof_leaves VALUES ({', '.join('?' * len(leaf_rows[0]))})", leaf_rows)
+    [again] = [json.loads(line) for line in cli("proof", "status", "--db", db, "--json").stdout.splitlines()]
+    assert again["proof"] == after["proof"]
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE proof_runs SET status = 'unfinished'")
+    [unfinished] = [json.loads(line) for line in cli("proof", "status", "--db", db, "--json").stdout.splitlines()]
+    assert unfinished["proof"] is None
 
 
 def test_proof_copy_keeps_a_run_file_whole_while_it_is_written(tmp_path):

@@ -70,6 +70,8 @@ def main() -> None:
     parser.add_argument("--solve", action="store_true",
                         help="the exact result of the position alone (ExactSearch.solve, split over the threads "
                              "from 16 empty cells on), not every move's")
+    parser.add_argument("--creep", type=int, default=None,
+                        help="MTD(f) tests in a row moving one bound before the value is tested (ExactSearch.creep)")
     parser.add_argument("--quiet", action="store_true", help="summaries only")
     args = parser.parse_args()
     game = Smallholder(args.board, args.rules)
@@ -80,10 +82,12 @@ def main() -> None:
     for token in args.buckets.split(","):
         empty = None if token == "start" else int(token)
         rng = random.Random(f"{args.seed}-{token}")
-        times, cpus, nodes, exact = [], [], [], 0
+        times, cpus, nodes, tests, exact = [], [], [], [], 0
         for pos in bucket_positions(game, empty, args.count, rng):
             canonical = {"canonical_stones": game.board.size} if args.value else {}
             search = ExactSearch(game, table_bytes=args.table_mb << 20, threads=args.threads, **canonical)
+            if args.creep is not None:
+                search.creep = args.creep
             budget = Budget(seconds=args.seconds, nodes=args.nodes)
             cpu = time.process_time()
             if args.value:
@@ -105,17 +109,19 @@ def main() -> None:
             cpus.append(cpu)
             times.append(seconds)
             nodes.append(search.searched())
+            tests.append(search.tests)
             exact += found
             if not args.quiet:
                 print(json.dumps({"bucket": token, "position": game.format(pos), "exact": found, **line,
                                   "seconds": round(seconds, 3), "cpu_s": round(cpu, 3),
-                                  "nodes": search.searched()}), flush=True)
+                                  "nodes": search.searched(), "tests": search.tests}), flush=True)
         times.sort()
         print(json.dumps({"bucket": token, "positions": len(times), "exact": exact,
                           "median_s": round(statistics.median(times), 3),
                           "p90_s": round(times[int(0.9 * (len(times) - 1))], 3), "max_s": round(times[-1], 3),
                           "median_cpu_s": round(statistics.median(cpus), 3),
-                          "median_nodes": int(statistics.median(nodes)), "load": os.getloadavg()}), flush=True)
+                          "median_nodes": int(statistics.median(nodes)), "total_nodes": sum(nodes),
+                          "total_tests": sum(tests), "load": os.getloadavg()}), flush=True)
 
 
 if __name__ == "__main__":

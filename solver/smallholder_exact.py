@@ -62,6 +62,9 @@ CANONICAL_STONES = 8
 #: search's threads (`solver/smallholder_split.py`). Measured on limping3 nibbler
 #: (BENCHMARKS.md, medians): 0.92x the time at 17 empty cells, 0.56x at 19, 0.69x at 21.
 SPLIT_EMPTY = 16
+#: MTD(f) tests in a row that move a bound the same way before it tests the value itself
+#: (BENCHMARKS.md: 0.98x the positions of the 20-empty hex4 analyses; 4: 0.99x, 3: 0.98x)
+MTD_CREEP = 2
 
 #: progress(nodes, depth, line): called about once a second on long searches.
 Progress = Callable[[int, int, str], None]
@@ -212,6 +215,10 @@ class ExactSearch:
                  canonical_stones: int = CANONICAL_STONES, threads: int = DEFAULT_THREADS,
                  split_empty: int = SPLIT_EMPTY, etc_empty: int = kernel.DEFAULT_ETC_EMPTY) -> None:
         self.mobility = mobility
+        #: MTD(f) tests a position's value after this many tests in a row moved one bound
+        self.creep = MTD_CREEP
+        #: MTD(f)'s null-window tests in the latest search (all threads)
+        self.tests = 0
         #: children are looked up in the table before any is searched only at positions
         #: with more empty cells than this (never below `kernel.TABLE_EMPTY`)
         self.etc_empty = max(kernel.TABLE_EMPTY, etc_empty)
@@ -296,21 +303,31 @@ class ExactSearch:
             return stored
         m, w = self.table_pair(pos)
         lower, upper = -kernel.INF, kernel.INF
+        falls = rises = 0  # tests in a row that failed low / high
         while lower < upper:
             beta = guess + 1 if guess == lower else guess
+            self.tests += 1
             g = worker.window(m, w, beta - 1, beta) if split is None else split.search(pos, beta)
             if g is None:
                 return None
             if g < beta:
-                upper = g
+                upper, falls, rises = g, falls + 1, 0
             else:
-                lower = g
+                lower, falls, rises = g, 0, rises + 1
             guess = g
+            # A bound that creeps (a repetition moves a depth-bounded test's bound by one
+            # cycle a test) towards the other side of a value is settled by a test of the
+            # value itself: "a win?" after wins kept failing, "a loss?" after losses held.
+            if falls >= self.creep and 0 < guess < kernel.INF and lower < 1:
+                guess = 1
+            elif rises >= self.creep and -kernel.INF < guess < 0 and upper > -1:
+                guess = 0
         return lower
 
     def _start(self, budget: Budget, progress: Progress | None) -> float:
         started = time.perf_counter()
         self.control[:] = 0
+        self.tests = 0
         for worker in self._workers:
             worker.reset(budget, self.mobility, self.mobility_empty, self.canon_empty, self.etc_empty)
         self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds

@@ -18,7 +18,7 @@ from playouts import playout_positions
 from tablebase.games.base import DRAW
 from tablebase.games.smallholder import RULESETS, Rules, Smallholder, all_rules
 from tablebase.solver.probe import Outcome
-from tablebase.solver.smallholder_exact import Budget, ExactSearch, score_of_outcome
+from tablebase.solver.smallholder_exact import MTD_CREEP, Budget, ExactSearch, score_of_outcome
 from tablebase.solver.smallholder_search import ArrayLocalSearch
 from tablebase.solver.smallholder_solve import SolvedRuleset, solve_ruleset
 
@@ -154,6 +154,26 @@ def table_pv_reference(game: Smallholder, solved: SolvedRuleset):  # type: ignor
         return [table_outcome(game, solved, game.from_key(int(k))) for k in keys]
 
     return lambda pos: principal_variations(game, [pos], lookup)[0]
+
+
+@pytest.mark.slow
+def test_a_creeping_bound_is_settled_by_a_value_test() -> None:
+    """In this analysis (hex4 nibbler, 20 empty cells, one thread) the position after d2
+    (Black to move loses in 16) is searched from the score of its sibling after c3 (Black
+    wins in 17), with the table its siblings left: each "a win within r?" test failed
+    just one cycle of 8 plies lower, thousands of tests on the way down to a loss. After
+    `MTD_CREEP` failing tests in a row MTD(f) tests the value itself; same answers."""
+    game = Smallholder("hex4", "nibbler")
+    pos = game.parse("WW../...B./W...WB/B.BB.WB/B...W./WW.../B.B. W")
+    found = []
+    for creep in (10**9, MTD_CREEP):
+        search = ExactSearch(game, threads=1)
+        search.creep = creep
+        analysis = search.analyse(pos)
+        found.append((search.tests, analysis.outcome, analysis.moves))
+    (creeping, outcome, moves), (guarded, guarded_outcome, guarded_moves) = found
+    assert creeping > 1000 and guarded < 100
+    assert (guarded_outcome, guarded_moves) == (outcome, moves) and outcome == Outcome(1, 17)
 
 
 @pytest.mark.parametrize("rules", [RULESETS["nibbler"], RULESETS["stymie"], CYCLIC[0]], ids=lambda r: r.name)

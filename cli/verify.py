@@ -30,7 +30,8 @@ Example:
     tablebase verify smallholder --proof proofs/limping3-hull-setbacks.proof.tsv.gz \\
         --journal proofs/limping3-hull-setbacks.journal
     tablebase verify --board limping2 --board hex3 --markdown docs/FAIRNESS.md \\
-        --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal""")
+        --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal \\
+        --proof proofs/limping3-nibbler.proof.tsv.gz --journal proofs/limping3-nibbler.journal""")
 @click.argument("game", type=click.Choice(GAMES + ("all",)), default="all")
 @click.option("--board", "boards", metavar="B", multiple=True, type=click.Choice(SMALLHOLDER_BOARDS),
               help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}, none "

@@ -71,7 +71,7 @@ def main() -> None:
                         help="the exact result of the position alone (ExactSearch.solve, split over the threads "
                              "from 16 empty cells on), not every move's")
     parser.add_argument("--creep", type=int, default=None,
-                        help="MTD(f) tests in a row moving one bound before the value is tested (ExactSearch.creep)")
+                        help="MTD(f) tests in a row moving one bound before the value is tested (ExactSearch's mtd_creep)")
     parser.add_argument("--quiet", action="store_true", help="summaries only")
     args = parser.parse_args()
     game = Smallholder(args.board, args.rules)
@@ -85,9 +85,8 @@ def main() -> None:
         times, cpus, nodes, tests, exact = [], [], [], [], 0
         for pos in bucket_positions(game, empty, args.count, rng):
             canonical = {"canonical_stones": game.board.size} if args.value else {}
-            search = ExactSearch(game, table_bytes=args.table_mb << 20, threads=args.threads, **canonical)
-            if args.creep is not None:
-                search.creep = args.creep
+            creep = {} if args.creep is None else {"mtd_creep": args.creep}
+            search = ExactSearch(game, table_bytes=args.table_mb << 20, threads=args.threads, **canonical, **creep)
             budget = Budget(seconds=args.seconds, nodes=args.nodes)
             cpu = time.process_time()
             if args.value:

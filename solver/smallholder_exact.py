@@ -63,7 +63,7 @@ CANONICAL_STONES = 8
 #: (BENCHMARKS.md, medians): 0.92x the time at 17 empty cells, 0.56x at 19, 0.69x at 21.
 SPLIT_EMPTY = 16
 #: MTD(f) tests in a row that move a bound the same way before it tests the value itself
-#: (BENCHMARKS.md: 0.98x the positions of the 20-empty hex4 analyses; 4: 0.99x, 3: 0.98x)
+#: (BENCHMARKS.md: one 20-empty hex4 analysis 3,814 tests -> 56; 0.98-0.998x the positions)
 MTD_CREEP = 2
 
 #: progress(nodes, depth, line): called about once a second on long searches.
@@ -213,11 +213,12 @@ class ExactSearch:
 
     def __init__(self, game: Smallholder, table_bytes: int = DEFAULT_TABLE_BYTES, mobility: bool = True,
                  canonical_stones: int = CANONICAL_STONES, threads: int = DEFAULT_THREADS,
-                 split_empty: int = SPLIT_EMPTY, etc_empty: int = kernel.DEFAULT_ETC_EMPTY) -> None:
+                 split_empty: int = SPLIT_EMPTY, etc_empty: int = kernel.DEFAULT_ETC_EMPTY,
+                 mtd_creep: int = MTD_CREEP) -> None:
         self.mobility = mobility
         #: MTD(f) tests a position's value after this many tests in a row moved one bound
-        self.creep = MTD_CREEP
-        #: MTD(f)'s null-window tests in the latest search (all threads)
+        self.mtd_creep = mtd_creep
+        #: MTD(f)'s null-window tests in the latest search, all threads (a benchmark figure)
         self.tests = 0
         #: children are looked up in the table before any is searched only at positions
         #: with more empty cells than this (never below `kernel.TABLE_EMPTY`)
@@ -318,9 +319,9 @@ class ExactSearch:
             # A bound that creeps (a repetition moves a depth-bounded test's bound by one
             # cycle a test) towards the other side of a value is settled by a test of the
             # value itself: "a win?" after wins kept failing, "a loss?" after losses held.
-            if falls >= self.creep and 0 < guess < kernel.INF and lower < 1:
+            if falls >= self.mtd_creep and 0 < guess < kernel.INF and lower < 1:
                 guess = 1
-            elif rises >= self.creep and -kernel.INF < guess < 0 and upper > -1:
+            elif rises >= self.mtd_creep and -kernel.INF < guess < 0 and upper > -1:
                 guess = 0
         return lower
 

@@ -167,8 +167,7 @@ def test_a_creeping_bound_is_settled_by_a_value_test() -> None:
     pos = game.parse("WW../...B./W...WB/B.BB.WB/B...W./WW.../B.B. W")
     found = []
     for creep in (10**9, MTD_CREEP):
-        search = ExactSearch(game, threads=1)
-        search.creep = creep
+        search = ExactSearch(game, threads=1, mtd_creep=creep)
         analysis = search.analyse(pos)
         found.append((search.tests, analysis.outcome, analysis.moves))
     (creeping, outcome, moves), (guarded, guarded_outcome, guarded_moves) = found

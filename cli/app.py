@@ -140,6 +140,13 @@ def proof_pairs(proofs: tuple[str, ...], journals: tuple[str, ...]) -> tuple[tup
     return tuple(zip(proofs, journals or (None,) * len(proofs)))
 
 
+def proof_arguments(pairs: tuple[tuple[str, str | None], ...]) -> list[str]:
+    """The --proof/--journal options of `proof_pairs` as a command line gives them, each
+    proof followed by its journal (for the command a generated page names)."""
+    return [option for proof, journal in pairs
+            for option in [f"--proof {proof}"] + ([f"--journal {journal}"] if journal else [])]
+
+
 solve_option = click.option("--solve", "solve", is_flag=True,
                             help="Solve the tables the command needs when the file lacks them (without it the "
                                  "command says what it would solve, and how long that takes, and stops).")

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    atlas, compare, db_option, json_option, progress_printer, proof_options, proof_pairs, silent_option)
+    atlas, compare, db_option, json_option, progress_printer, proof_arguments, proof_options, proof_pairs,
+    silent_option)
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (
@@ -124,7 +125,7 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     if markdown:
         command = "tablebase atlas smallholder " + " ".join(f"--board {b}" for b in boards) \
             + (" --stored-only" if stored_only else "") + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "") \
-            + "".join(f" --proof {p}" for p in proofs) + "".join(f" --journal {j}" for j in journals)
+            + "".join(f" {option}" for option in proof_arguments(weak_proofs))
         write_text(markdown, atlas_markdown(sections, command, weak, WEAK_BOARDS))
 
 

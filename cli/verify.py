@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    db_option, json_option, main, progress_printer, proof_options, proof_pairs, silent_option, solve_option)
+    db_option, json_option, main, progress_printer, proof_arguments, proof_options, proof_pairs, silent_option,
+    solve_option)
 from tablebase.service.files import check_writable, open_store, write_text
 from tablebase.render.markdown import claims_markdown
 from tablebase.service.smallholder import rules_of
@@ -98,7 +99,7 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
     if markdown:
         command = " ".join(["tablebase verify"] + ([] if game == "all" else [game])
                            + [f"--board {b}" for b in boards] + [f"--rules {spec}" for spec in specs]
-                           + [f"--proof {p}" for p in proofs] + [f"--journal {j}" for j in journals]
+                           + proof_arguments(weak)
                            + [f"--markdown {markdown}"])
         write_text(markdown, claims_markdown(claims, command))
     if as_json:

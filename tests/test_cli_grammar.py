@@ -9,6 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from tablebase.cli.app import proof_arguments, proof_pairs
 from tablebase.cli.main import main
 
 
@@ -137,3 +138,10 @@ def test_every_help_keeps_its_examples_as_written(path: tuple[str, ...]) -> None
     for line in (_command(path).epilog or "").splitlines():
         if line.strip() and line.strip() != "\b":
             assert line.strip() in shown, line  # each example a line of its own, as written
+
+
+def test_a_generated_page_names_each_proof_with_its_journal() -> None:
+    # the command in a generated page's header gives the pairs as README and --help do
+    pairs = proof_pairs(("a.tsv.gz", "b.tsv.gz"), ("a.journal", "b.journal"))
+    assert " ".join(proof_arguments(pairs)) == "--proof a.tsv.gz --journal a.journal --proof b.tsv.gz --journal b.journal"
+    assert proof_arguments(proof_pairs(("a.tsv.gz",), ())) == ["--proof a.tsv.gz"]

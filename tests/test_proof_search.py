@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import os
 import re
 import shutil
@@ -69,6 +70,15 @@ def weak_answer(result: WeakResult) -> tuple[int | None, set[str]]:
 def cluster():
     with open_executor(workers=2) as (executor, slots):
         yield executor, slots
+
+
+@pytest.mark.slow
+def test_a_local_clusters_workers_print_only_what_stops_them(cluster):
+    # a heartbeat meeting the scheduler closed as a run ends printed a traceback
+    executor, slots = cluster
+    level_there = logging.getLogger("distributed.worker").getEffectiveLevel  # run in the worker
+    levels = {executor.submit(level_there).result() for _ in range(4 * slots)}
+    assert levels == {logging.CRITICAL}
 
 
 def solve_both(game: Smallholder, root: Position, executor, slots, budget: int) -> None:

@@ -89,6 +89,7 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
                                    silence_logs=logging.ERROR)
         try:
             client = Client(cluster)
+            client.run(quiet_worker_logs)
             try:
                 with _cancelled_at_exit(client) as executor:
                     yield executor, int(workers or 1)
@@ -96,6 +97,15 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
                 client.close()
         finally:
             cluster.close()
+
+
+def quiet_worker_logs() -> None:
+    """Run in each worker process of a local cluster: Dask's own messages there are kept
+    for failures that stop the process (CRITICAL). A job's error reaches the driver
+    through its future, and the run reports it; below that, a worker logged only the
+    cluster's comings and goings, such as a heartbeat that met the scheduler already
+    closed at the end of a run (a traceback on stderr after a run that went well)."""
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
 
 
 @contextmanager

@@ -32,7 +32,8 @@ Example:
         --journal proofs/limping3-hull-setbacks.journal
     tablebase verify --board limping2 --board hex3 --markdown docs/FAIRNESS.md \\
         --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal \\
-        --proof proofs/limping3-nibbler.proof.tsv.gz --journal proofs/limping3-nibbler.journal""")
+        --proof proofs/limping3-nibbler.proof.tsv.gz --journal proofs/limping3-nibbler.journal \\
+        --proof proofs/limping3-gaps-original.proof.tsv.gz --journal proofs/limping3-gaps-original.journal""")
 @click.argument("game", type=click.Choice(GAMES + ("all",)), default="all")
 @click.option("--board", "boards", metavar="B", multiple=True, type=click.Choice(SMALLHOLDER_BOARDS),
               help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}, none "

@@ -89,8 +89,8 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
                                    silence_logs=logging.ERROR)
         try:
             client = Client(cluster)
-            client.run(quiet_worker_logs)
             try:
+                client.run(quiet_worker_logs)
                 with _cancelled_at_exit(client) as executor:
                     yield executor, int(workers or 1)
             finally:

@@ -123,9 +123,9 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
                 click.echo(f"{board}: {len(found.missing)} of {len(found.rows) + len(found.missing)} combinations "
                            f"not computed yet (run without --stored-only to compute them)", err=True)
     if markdown:
-        command = "tablebase atlas smallholder " + " ".join(f"--board {b}" for b in boards) \
-            + (" --stored-only" if stored_only else "") + f" --markdown {markdown}" + (f" --svg {svg}" if svg else "") \
-            + "".join(f" {option}" for option in proof_arguments(weak_proofs))
+        command = " ".join(["tablebase atlas smallholder"] + [f"--board {b}" for b in boards]
+                           + (["--stored-only"] if stored_only else []) + [f"--markdown {markdown}"]
+                           + ([f"--svg {svg}"] if svg else []) + proof_arguments(weak_proofs))
         write_text(markdown, atlas_markdown(sections, command, weak, WEAK_BOARDS))
 
 

@@ -81,6 +81,19 @@ def test_a_local_clusters_workers_print_only_what_stops_them(cluster):
     assert levels == {logging.CRITICAL}
 
 
+
+@pytest.mark.slow
+def test_a_worker_a_local_cluster_starts_again_after_a_crash_prints_as_little():
+    import dask
+    from distributed import KilledWorker
+
+    level_there = logging.getLogger("distributed.worker").getEffectiveLevel  # run in the worker
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with open_executor(workers=1) as (executor, _):
+            with pytest.raises(KilledWorker):
+                executor.submit(os._exit, 1).result(timeout=120)  # the worker's process dies
+            assert executor.submit(level_there).result(timeout=120) == logging.CRITICAL
+
 def solve_both(game: Smallholder, root: Position, executor, slots, budget: int) -> None:
     expected = table_answer(game, root)
     result = weak_solve(game, root, executor, slots, SearchSettings(node_budget=budget, first_moves=True))

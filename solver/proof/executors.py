@@ -61,6 +61,8 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
         return
     from distributed import Client, LocalCluster  # only the Dask settings need it
 
+    from tablebase.solver.proof.worker_logs import QuietWorkerLogs
+
     # Dask logs every worker start and stop; the driver reports progress itself
     for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
         logging.getLogger(name).setLevel(logging.ERROR)
@@ -90,22 +92,13 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
         try:
             client = Client(cluster)
             try:
-                client.run(quiet_worker_logs)
+                client.register_plugin(QuietWorkerLogs())
                 with _cancelled_at_exit(client) as executor:
                     yield executor, int(workers or 1)
             finally:
                 client.close()
         finally:
             cluster.close()
-
-
-def quiet_worker_logs() -> None:
-    """Run in each worker process of a local cluster: Dask's own messages there are kept
-    for failures that stop the process (CRITICAL). A job's error reaches the driver
-    through its future, and the run reports it; below that, a worker logged only the
-    cluster's comings and goings, such as a heartbeat that met the scheduler already
-    closed at the end of a run (a traceback on stderr after a run that went well)."""
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
 
 
 @contextmanager

@@ -53,6 +53,8 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except USER_ERRORS as exc:
             raise TablebaseError(str(exc)) from None
+        finally:  # what is printed next (an error, the shell's prompt) starts a line of its own
+            end_status_line()
 
 
 @click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
@@ -158,7 +160,14 @@ def show_progress(silent: bool) -> bool:
 
 
 class ProgressLine:
-    """Draws progress events as one status line per task on stderr, rewritten in place."""
+    """Draws progress events as one status line per task on stderr, rewritten in place.
+
+    A task whose length is unknown (a search) leaves its line open, without a newline;
+    `end_status_line` ends it before a command prints its answer or an error, which on a
+    terminal would otherwise go on the same line."""
+
+    #: The line drawn last and not ended yet, if any.
+    open_line: "ProgressLine | None" = None
 
     def __init__(self) -> None:
         self.task: str | None = None
@@ -172,6 +181,7 @@ class ProgressLine:
         line = str(event)
         click.echo("\r" + line.ljust(self.width), err=True, nl=False)
         self.width = len(line)
+        ProgressLine.open_line = self
         if event.total and event.done == event.total:
             self.end()
 
@@ -179,6 +189,14 @@ class ProgressLine:
         if self.width:
             click.echo(err=True)
         self.task, self.width = None, 0
+        if ProgressLine.open_line is self:
+            ProgressLine.open_line = None
+
+
+def end_status_line() -> None:
+    """Ends the status line a `ProgressLine` left open, if any (see there)."""
+    if ProgressLine.open_line is not None:
+        ProgressLine.open_line.end()
 
 
 class ProgressLog:
@@ -252,7 +270,9 @@ def answer_positions(position: str, answer: Answer, as_json: bool, as_text: Call
     """
     render = json.dumps if as_json else as_text
     if position != "-":
-        click.echo(render(answer(position)))
+        result = answer(position)
+        end_status_line()
+        click.echo(render(result))
         return
     many = answer_many or answer_each(answer)
     failures = 0
@@ -262,7 +282,9 @@ def answer_positions(position: str, answer: Answer, as_json: bool, as_text: Call
 
     def flush() -> None:
         nonlocal failures
-        for text, number, result in zip(chunk, numbers, many(chunk)):
+        results = many(chunk)
+        end_status_line()
+        for text, number, result in zip(chunk, numbers, results):
             if isinstance(result, Exception):
                 failures += 1
                 if as_json:

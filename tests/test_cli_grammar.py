@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
-from tablebase.cli.app import proof_arguments, proof_pairs
+from tablebase.cli.app import ProgressLine, answer_positions, end_status_line, proof_arguments, proof_pairs
 from tablebase.cli.main import main
+from tablebase.service.progress import ProgressEvent
 
 
 def run(*args: str) -> "object":
@@ -145,3 +148,23 @@ def test_a_generated_page_names_each_proof_with_its_journal() -> None:
     pairs = proof_pairs(("a.tsv.gz", "b.tsv.gz"), ("a.journal", "b.journal"))
     assert " ".join(proof_arguments(pairs)) == "--proof a.tsv.gz --journal a.journal --proof b.tsv.gz --journal b.journal"
     assert proof_arguments(proof_pairs(("a.tsv.gz",), ())) == ["--proof a.tsv.gz"]
+
+
+def test_an_answer_after_an_open_status_line_starts_a_line_of_its_own(monkeypatch) -> None:
+    # a search's status line has no total, so nothing ends it; on a terminal the answer
+    # went on the same line as "search ...: N positions, depth D"
+    terminal = io.StringIO()  # stdout and stderr on one terminal
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    line = ProgressLine()
+
+    def answer(text: str) -> dict:
+        line(ProgressEvent("search nibbler@limping3", "1,024 positions, depth 3"))
+        return {"position": text}
+
+    answer_positions("W../..../...../....../...../.... B", answer, True, str)
+    assert terminal.getvalue() == ('\rsearch nibbler@limping3: 1,024 positions, depth 3\n'
+                                   '{"position": "W../..../...../....../...../.... B"}\n')
+    assert ProgressLine.open_line is None
+    end_status_line()  # nothing open: nothing printed
+    assert terminal.getvalue().count("\n") == 2

@@ -312,6 +312,25 @@ pv_option = click.option("--pv", "show_pv", is_flag=True,
                          help="Also print the principal variation: the moves to the end under perfect play.")
 
 
+def probe_texts(show_pv: bool, bounds: str) -> Callable[[dict], str]:
+    """`probe_text` for each answer of a probe; the first answer of the search that holds
+    an 'unknown' also says on stderr, once, what that means (``bounds``: the search's
+    limits as the options give them)."""
+    noted = False
+
+    def text(answer: dict) -> str:
+        nonlocal noted
+        unknown = any(item["value"] == "unknown" for item in [answer, *answer["moves"]])
+        if unknown and answer.get("source") == "search" and not noted:
+            noted = True
+            end_status_line()
+            click.echo(f"note: 'unknown' is what the search did not prove within {bounds}; give it more "
+                       f"to go further", err=True)
+        return probe_text(answer, show_pv)
+
+    return text
+
+
 def probe_text(answer: dict, show_pv: bool = False) -> str:
     """One line per probed position: its value, then every move's, best first (and with
     ``show_pv`` the principal variation)."""

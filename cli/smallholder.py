@@ -10,7 +10,7 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE, Seconds,
-    answer_positions, cluster_options, db_option, json_option, moves, probe, probe_text, progress_printer, pv_option,
+    answer_positions, cluster_options, db_option, json_option, moves, probe, probe_texts, progress_printer, pv_option,
     show, silent_option, solve, weak_progress)
 from tablebase.service.files import open_store, write_text
 from tablebase.render.text import moves_line
@@ -268,8 +268,8 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     answer comes from the tablebase; rules it does not hold (every hex4 ruleset, or no
     tablebase file at all) are answered by the exact search ("source": "search");
     --search forces it. The search is exact (draws from cycles included) and stops at
-    --time seconds or --budget positions, answering 'unknown'; progress goes to
-    stderr. What it proves is kept in the --db file when that exists and can be
+    --time seconds or --budget positions, answering 'unknown' (the text output adds a
+    note on stderr naming the bounds); progress goes to stderr. What it proves is kept in the --db file when that exists and can be
     written, and later searches start from it. Default POSITION: the
     empty --board (default hex4). --pv adds the principal variation to the text (a
     drawn line stops where it repeats). JSON: {"position", "to_move", "rules", "source"
@@ -283,10 +283,11 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
                                "allow_unreachable": allow_unreachable, "pv": as_json or show_pv}
     search: dict[str, Any] = {"budget": budget, "seconds": seconds or None, "progress": progress_printer(silent),
                               "fallback": True}
+    texts = probe_texts(show_pv, (f"--time {seconds:g} s and " if seconds else "") + f"--budget {budget:,} positions")
     if not Path(db_path).exists():
         answers = probe_answers(DESCRIPTION, None, search=use_search, **search, **options)
-        answer_positions(text, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
+        answer_positions(text, answers.one, as_json, texts, answers.many)
         return
     with open_store(db_path) as store:  # a search starts from the results stored there, and adds to them
         answers = probe_answers(DESCRIPTION, store, search=use_search, **search, **options)
-        answer_positions(text, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
+        answer_positions(text, answers.one, as_json, texts, answers.many)

@@ -14,7 +14,7 @@ from tablebase.cli.app import (
     json_option,
     moves,
     probe,
-    probe_text,
+    probe_texts,
     pv_option,
     progress_printer,
     show,
@@ -158,17 +158,18 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     winner hurries and the loser holds out. A position no game reaches is refused with
     the reason; with --allow-unreachable it is accepted, and answered by --search only
     (the tables hold the reachable positions). A search that runs out of its budget
-    answers 'unknown' (remoteness null). --pv adds the principal variation (the moves to
+    answers 'unknown' (remoteness null; the text output adds a note on stderr). --pv adds the principal variation (the moves to
     the end under perfect play) to the text. JSON: {"position", "to_move", "rules",
     "source" ("table" or "search"), "value", "remoteness", "moves": [{"cell", "name",
     "value", "remoteness"}], "pv": [names]}.
     """
+    texts = probe_texts(show_pv, f"--budget {budget:,} positions")
     if use_search:
         answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, variant=variant,
                                 allow_unreachable=allow_unreachable, pv=as_json or show_pv)
-        answer_positions(position, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
+        answer_positions(position, answers.one, as_json, texts, answers.many)
         return
     with open_store(db_path) as store:
         answers = probe_answers(DESCRIPTION, store, variant=variant, allow_unreachable=allow_unreachable,
                                 pv=as_json or show_pv)
-        answer_positions(position, answers.one, as_json, lambda a: probe_text(a, show_pv), answers.many)
+        answer_positions(position, answers.one, as_json, texts, answers.many)

@@ -168,3 +168,21 @@ def test_an_answer_after_an_open_status_line_starts_a_line_of_its_own(monkeypatc
     assert ProgressLine.open_line is None
     end_status_line()  # nothing open: nothing printed
     assert terminal.getvalue().count("\n") == 2
+
+
+def test_a_searched_probe_says_once_what_unknown_means() -> None:
+    start = "............/......../...."
+    text = CliRunner().invoke(main, ["probe", "sparro", "--search", "--budget", "10", "-"], input=f"{start}\n{start}\n")
+    assert text.exit_code == 0, text.output
+    assert [line.split(";")[0] for line in text.stdout.splitlines()] == [f"{start}: R to move, unknown"] * 2
+    assert text.stderr == ("note: 'unknown' is what the search did not prove within --budget 10 positions; give it "
+                           "more to go further\n")
+    as_json = run("probe", "sparro", "--search", "--budget", "10", "--json", start)
+    assert as_json.exit_code == 0 and json.loads(as_json.stdout)["value"] == "unknown" and as_json.stderr == ""
+
+
+
+def test_a_searched_probe_that_proves_everything_adds_no_note(tmp_path: Path) -> None:
+    proved = run("probe", "smallholder", "--board", "limping2", "--search", "--db", str(tmp_path / "none.sqlite"))
+    assert proved.exit_code == 0, proved.output
+    assert "unknown" not in proved.stdout and " to move, win in " in proved.stdout and proved.stderr == ""

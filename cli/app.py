@@ -45,14 +45,40 @@ class Seconds(click.FloatRange):
         return seconds
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage error (a bad option, argument or combination of them; exit status 2) shown
+    as one line on stderr like every other error, naming the help to read, instead of
+    click's usage block followed by the error."""
+
+    def show(self, file: Any = None) -> None:
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        click.echo(f"Error: {self.format_message()}{hint}", file=file, err=file is None)
+
+
+def _one_line(exc: click.UsageError) -> click.UsageError:
+    if isinstance(exc, (OneLineUsageError, click.exceptions.NoArgsIsHelpError)):
+        return exc  # already one line; or the help itself, asked for by giving nothing
+    return OneLineUsageError(exc.format_message(), exc.ctx)
+
+
 class _Group(click.Group):
-    """A group that turns the engines' domain errors into clean CLI errors."""
+    """A group that turns the engines' domain errors into clean CLI errors, and shows
+    usage errors as one line too."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:  # the group's own options, or a command that does not exist
+            raise _one_line(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except USER_ERRORS as exc:
             raise TablebaseError(str(exc)) from None
+        except click.UsageError as exc:  # a command's options and arguments
+            raise _one_line(exc) from None
         finally:  # what is printed next (an error, the shell's prompt) starts a line of its own
             end_status_line()
 

@@ -1,5 +1,6 @@
 """Error classes that keep bad notation, illegal moves and storage problems apart, and
-how the interfaces show each: one line on stderr with exit status 1 (CLI)."""
+how the interfaces show each: one line on stderr with exit status 1 (CLI); a usage error
+(bad options or arguments) is one line too, with exit status 2."""
 
 from __future__ import annotations
 
@@ -45,9 +46,9 @@ def test_bad_notation_of_a_move_is_a_notation_error() -> None:
         Smallholder("limping2", "nibbler").parse_move("z9")
 
 
-def one_line_error(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 1, result.output
+def one_line_error(*args: str, status: int = 1) -> str:
+    result = CliRunner().invoke(main, list(args), prog_name="tablebase")
+    assert result.exit_code == status, result.output
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -68,3 +69,24 @@ def test_cli_shows_a_storage_problem_as_one_line(tmp_path: Path) -> None:
     missing = tmp_path / "none.sqlite"
     line = one_line_error("probe", "sparro", "--db", str(missing))
     assert str(missing) in line
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["probe", "smallholder", "--time", "-1"],
+     "Error: Invalid value for '--time': -1.0 is not in the range x>=0. (see 'tablebase probe smallholder --help')"),
+    (["--bogus"], "Error: No such option '--bogus'. (see 'tablebase --help')"),
+    (["proof", "copy", "--bogus"], "Error: No such option '--bogus'. (see 'tablebase proof copy --help')"),
+    (["probe", "smallholder", "a", "b"],
+     "Error: Got unexpected extra argument (b) (see 'tablebase probe smallholder --help')"),
+    (["atlas", "smallholder", "--proof", "p.tsv"],  # raised by the command itself
+     "Error: --proof adds its result to the --markdown page: give --markdown too "
+     "(see 'tablebase atlas smallholder --help')"),
+])
+def test_cli_shows_a_usage_error_as_one_line(args: list[str], expected: str) -> None:
+    assert one_line_error(*args, status=2) == expected
+
+
+def test_a_group_given_nothing_still_shows_its_help() -> None:
+    result = CliRunner().invoke(main, ["probe"], prog_name="tablebase")
+    assert result.exit_code == 2 and result.stderr.startswith("Usage: tablebase probe [OPTIONS] COMMAND")
+    assert "smallholder" in result.stderr and "sparro" in result.stderr

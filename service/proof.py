@@ -368,7 +368,8 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
     if not proved and not drawn:
         what = ", ".join(f"{COLOUR_NAMES[run.goal]} wins? {run.status}" for run in runs) or "no weak solve stored"
         raise ServiceError(f"no proof of {game.format(root)!r} under {game.rules_name} in {str(store.path)!r} "
-                           f"({what}); run 'tablebase solve smallholder --weak' first")
+                           f"({what}); run 'tablebase solve smallholder --weak' first (a stored run goes on "
+                           f"where it stopped)")
 
     def strategies(distance: Callable[[Position], int]) -> dict[str, list[Row]]:
         """The rows of each strategy (the winner's, or both sides' in a draw) by holder."""

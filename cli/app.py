@@ -338,10 +338,12 @@ pv_option = click.option("--pv", "show_pv", is_flag=True,
                          help="Also print the principal variation: the moves to the end under perfect play.")
 
 
-def probe_texts(show_pv: bool, bounds: str) -> Callable[[dict], str]:
+def probe_texts(show_pv: bool, budget: int, seconds: float | None = None) -> Callable[[dict], str]:
     """`probe_text` for each answer of a probe; the first answer of the search that holds
-    an 'unknown' also says on stderr, once, what that means (``bounds``: the search's
-    limits as the options give them)."""
+    an 'unknown' also says on stderr, once, what that means: not proved within the
+    search's bounds (``budget`` positions, ``seconds`` if any), named as the options
+    give them."""
+    bounds = (f"--time {seconds:g} s and " if seconds else "") + f"--budget {budget:,} positions"
     noted = False
 
     def text(answer: dict) -> str:

@@ -269,9 +269,9 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     tablebase file at all) are answered by the exact search ("source": "search");
     --search forces it. The search is exact (draws from cycles included) and stops at
     --time seconds or --budget positions, answering 'unknown' (the text output adds a
-    note on stderr naming the bounds); progress goes to stderr. What it proves is kept in the --db file when that exists and can be
-    written, and later searches start from it. Default POSITION: the
-    empty --board (default hex4). --pv adds the principal variation to the text (a
+    note on stderr naming the bounds); progress goes to stderr. What it proves is kept
+    in the --db file when that exists and can be written, and later searches start from
+    it. Default POSITION: the empty --board (default hex4). --pv adds the principal variation to the text (a
     drawn line stops where it repeats). JSON: {"position", "to_move", "rules", "source"
     ("table" or "search"), "value", "remoteness", "moves": [{"cell", "name", "value",
     "remoteness"}], "pv": [names]}.
@@ -283,7 +283,7 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
                                "allow_unreachable": allow_unreachable, "pv": as_json or show_pv}
     search: dict[str, Any] = {"budget": budget, "seconds": seconds or None, "progress": progress_printer(silent),
                               "fallback": True}
-    texts = probe_texts(show_pv, (f"--time {seconds:g} s and " if seconds else "") + f"--budget {budget:,} positions")
+    texts = probe_texts(show_pv, budget, seconds)
     if not Path(db_path).exists():
         answers = probe_answers(DESCRIPTION, None, search=use_search, **search, **options)
         answer_positions(text, answers.one, as_json, texts, answers.many)

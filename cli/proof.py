@@ -89,11 +89,11 @@ Example:
 @json_option
 def status(db_path: str, as_json: bool) -> None:
     """Where the weak solves stored in the file stand, without running them: per run its
-    rules, root and goal, status (proved, disproved, unknown, unfinished, or running:
-    also a run killed before it could mark itself unfinished) and the time of its last
-    commit (UTC; a running search commits each time a job ends, so a run that reads
-    "running" with an old last commit was killed), nodes settled, jobs, seconds and the
-    root's last proof and disproof numbers; for a proved run, its proof as 'proof export'
+    rules, root and goal, status (proved, disproved, unknown, running: with the pid of
+    the process, or unfinished: stopped before the end, killed or not; the same solve
+    command goes on from there) and the time of its last commit (UTC; a running search
+    commits each time a job ends), nodes settled, jobs, seconds and the root's last
+    proof and disproof numbers; for a proved run, its proof as 'proof export'
     writes it (positions, leaves, leaves up to symmetry) and how many of those leaves
     still need their remoteness from the exact search (what an export stopped midway
     has left); then each move from the root (up to symmetry, its images after "or"),
@@ -102,9 +102,11 @@ def status(db_path: str, as_json: bool) -> None:
     on meanwhile.
 
     With --json one object per run: {"board", "rules", "named", "root", "from_start",
-    "goal", "status", "started", "updated", "settled", "jobs", "seconds", "root_pn", "root_dn",
-    "proof": {"positions", "leaves", "distinct_leaves", "leaves_without_remoteness"}, {"error"}
-    (a proved run whose stored nodes make no proof: a damaged file) or null (a run not proved), "moves": [{"move", "images", "status", "next_positions", "proved", "disproved"}]}.
+    "goal", "status", "pid" (of a running run, else null), "started", "updated",
+    "settled", "jobs", "seconds", "root_pn", "root_dn", "proof": {"positions", "leaves",
+    "distinct_leaves", "leaves_without_remoteness"}, {"error"} (a proved run whose
+    stored nodes make no proof: a damaged file) or null (a run not proved), "moves":
+    [{"move", "images", "status", "next_positions", "proved", "disproved"}]}.
     """
     with open_store(db_path, readonly=True) as store:
         runs = weak_solve_status(store)

@@ -198,6 +198,18 @@ class ProofStore:
             raise StoreError(f"cannot record the proof search in {str(self.store.path)!r} ({exc}); "
                              f"what was committed before is intact: run the same command again") from None
 
+    def mark_interrupted(self) -> int:
+        """Mark every run still marked ``running`` as ``unfinished`` (how many): what a solve
+        that holds the file's solve lock finds marked running was killed before it could
+        mark itself. Its own transaction; the runs' last commit times stay."""
+        if not self._has_tables():
+            return 0
+        try:
+            with self.store.transaction():
+                return self.db.conn.execute("UPDATE proof_runs SET status = 'unfinished' WHERE status = 'running'").rowcount
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot mark the interrupted weak solves of {str(self.store.path)!r} ({exc})") from None
+
     def record_remoteness(self, game: str, rules: str, key: int, remoteness: int) -> None:
         """Store the remoteness found afterwards for a leaf whose value alone was proved
         (its own transaction, so a long export stopped midway keeps what it found); a leaf

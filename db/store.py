@@ -778,11 +778,7 @@ class TablebaseStore:
             raise StoreError(f"cannot create the solve lock {str(lock_path)!r} ({exc.strerror})"
                              + (f"; {cause}" if cause else "")) from None
         with handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise StoreError(f"cannot lock {str(lock_path)!r} ({exc.strerror})") from None
+            if not _try_flock(handle, fcntl.LOCK_EX, lock_path, attempts=LOCK_ATTEMPTS):
                 handle.seek(0)
                 holder = handle.read().strip() or "unknown"
                 raise StoreError(f"another solve (pid {holder}) is writing to {str(self.path)!r}; "
@@ -796,6 +792,44 @@ class TablebaseStore:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def writer(self) -> str | None:
+        """The pid (as the lock file gives it) of the process that holds this file's solve
+        lock (`solve_lock`) now, or None when nobody does: what tells a weak solve that is
+        running from one that was killed before it could mark itself unfinished. It takes
+        the lock shared for an instant, which any reader may do (a solve starting in that
+        instant tries again, `LOCK_ATTEMPTS`); a file without a lock file has no writer."""
+        lock_path = Path(f"{self.path}.lock")
+        try:
+            handle = open(lock_path, "r")
+        except OSError:
+            return None  # never locked (or not readable here: then nobody can be told apart)
+        with handle:
+            if _try_flock(handle, fcntl.LOCK_SH, lock_path):
+                fcntl.flock(handle, fcntl.LOCK_UN)
+                return None
+            return handle.read().strip() or "unknown"
+
+
+#: Tries, 50 ms apart, to take a lock that is held: a reader asking who writes the file
+#: (`TablebaseStore.writer`) holds it shared for an instant, and a solve starting then
+#: must not take that for another solve.
+LOCK_ATTEMPTS = 20
+
+
+def _try_flock(handle: Any, kind: int, lock_path: Path, attempts: int = 1) -> bool:
+    """Take ``kind`` (LOCK_EX or LOCK_SH) on ``handle`` without waiting, ``attempts`` times
+    50 ms apart; False if someone else holds it all along."""
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(0.05)
+        try:
+            fcntl.flock(handle, kind | fcntl.LOCK_NB)
+            return True
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise StoreError(f"cannot lock {str(lock_path)!r} ({exc.strerror})") from None
+    return False
 
 
 def _decode_block(row: tuple, payload_dtype: str, place: tuple[int, int, int], path: str,

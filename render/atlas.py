@@ -307,7 +307,8 @@ def _weak_claim(result: dict[str, Any]) -> str:
         return f"{side} wins (proved)"
     if result["status"] == "disproved":
         return f"{side} cannot force a win (proved)"
-    return f"unfinished ({result['status']}): {result['settled']:,} nodes settled, no result"
+    state = "unfinished" if result["status"] == "unfinished" else f"unfinished ({result['status']})"
+    return f"{state}: {result['settled']:,} nodes settled, no result"
 
 
 def _weak_evidence(result: dict[str, Any]) -> str:

@@ -142,8 +142,12 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
     started = time.perf_counter()
     callback = _progress_event(game, progress) if progress else None
     try:
-        with open_executor(workers, scheduler) as (executor, slots):
-            result = weak_solve(game, root, executor, slots, settings, ProofStore(store), callback)
+        # one writer: a second weak solve (or any solve) into the file is refused while this
+        # one runs, so a run still marked running in it was killed
+        with store.solve_lock(), open_executor(workers, scheduler) as (executor, slots):
+            proofs = ProofStore(store)
+            proofs.mark_interrupted()
+            result = weak_solve(game, root, executor, slots, settings, proofs, callback)
     except ExecutorError as exc:
         raise ServiceError(str(exc)) from None
     value = result.value_name
@@ -160,10 +164,12 @@ def weak_solve_into(store: TablebaseStore, board: str, rules: Rules, *, root_tex
 def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
     """Every weak-solve run stored in the file as it stands (nothing is searched, nothing
     written): its rules, root (``from_start``: the empty board) and goal (the colour whose
-    win it tries to prove), status (``proved``, ``disproved``, ``unknown``, ``unfinished``
-    or ``running``, also a run killed before it could mark itself unfinished), when it
-    started and when it last committed (``started``, ``updated``: UTC, ISO 8601; a running
-    search commits each time a job ends), the nodes it settled, its jobs and seconds, the
+    win it tries to prove), status (``proved``, ``disproved``, ``unknown``, ``running``, or
+    ``unfinished``: stopped before the end, also a run killed before it could mark itself
+    so, which the file's solve lock tells apart from one running now), for a running run
+    the ``pid`` of the process writing the file (as its lock file gives it; else None),
+    when it started and when it last committed (``started``, ``updated``: UTC, ISO 8601; a
+    running search commits each time a job ends), the nodes it settled, its jobs and seconds, the
     root's last proof and disproof numbers (counts, or "inf"; None before the first
     commit), for a proved run how far its export is (``proof``: the positions and leaves
     of the proof as `export_proof` writes it, the leaves up to symmetry, and how many of
@@ -174,6 +180,7 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
     ``open`` towards the goal) how many of the positions after it, up to symmetry, are
     proved and disproved."""
     proofs = ProofStore(store)
+    writer = store.writer()  # a run marked running with nobody writing the file was killed
     runs = []
     for run in proofs.runs(game="smallholder"):
         game = game_for_rules_name(run.rules)
@@ -212,7 +219,9 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
         runs.append({"board": game.board.name, "rules": game.rules.spec,
                      "named": game.rules.name if game.rules.name != game.rules.spec else None,
                      "root": run.root, "from_start": run.root_key == game.canonical_key(game.start()),
-                     "goal": run.goal, "status": run.status, "started": run.started, "updated": run.updated,
+                     "goal": run.goal, "status": "unfinished" if run.status == "running" and writer is None
+                     else run.status, "pid": writer if run.status == "running" else None,
+                     "started": run.started, "updated": run.updated,
                      "settled": run.settled,
                      "jobs": run.jobs, "seconds": round(run.seconds, 1),
                      "root_pn": run.summary.get("root_pn"), "root_dn": run.summary.get("root_dn"),
@@ -231,8 +240,9 @@ def weak_solve_status_lines(runs: list[dict[str, Any]]) -> list[str]:
         numbers = "" if run["root_pn"] is None else f"; root pn {count(run['root_pn'])} dn {count(run['root_dn'])}"
         root = "the empty board" if run["from_start"] else run["root"]
         committed = run["updated"].replace("T", " ").removesuffix("Z")[:16]  # to the minute
+        writer = f"pid {run['pid']}, " if run["pid"] is not None else ""
         lines.append(f"{named}, {COLOUR_NAMES[run['goal']].capitalize()} wins from {root}? {run['status']} "
-                     f"(last commit {committed} UTC): "
+                     f"({writer}last commit {committed} UTC): "
                      f"{run['settled']:,} nodes settled, {run['jobs']:,} jobs, {run['seconds']:,.0f} s{numbers}")
         if run["proof"] is not None and "error" in run["proof"]:
             lines.append(f"  proof: none can be exported: {run['proof']['error']}")

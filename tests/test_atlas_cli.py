@@ -293,7 +293,7 @@ def test_markdown_reports_stored_weak_solves_as_they_stand(tmp_path: Path) -> No
     text = page.read_text()
     assert "| hex4 | " + RULESETS["nibbler"].spec + " | nibbler | Black wins (proved) | a run stored in the file: " \
         "1,234 nodes settled, 0.0 s |" in text
-    assert "| limping3 | " + RULESETS["nibbler"].spec + " | nibbler | unfinished (running): 1,234 nodes settled, no result |" in text
+    assert "| limping3 | " + RULESETS["nibbler"].spec + " | nibbler | unfinished: 1,234 nodes settled, no result |" in text
     assert "stymie" not in text.split("weak solutions")[1]
     empty = tmp_path / "empty.sqlite"
     with TablebaseStore(empty, create=True) as store:
@@ -327,7 +327,7 @@ def test_markdown_reports_checked_proofs(tmp_path: Path) -> None:
         "Black wins with a2 (or its images e1, e5) in at most 29 plies against any defence; the other first moves are "
         f"not solved; the proof has 944 positions and 444 leaves | the proof `{proof}`, checked (`tablebase check "
         "--proof`) |",
-        "| limping3 | " + RULESETS["nibbler"].spec + " | nibbler | unfinished (running): 0 nodes settled, no result "
+        "| limping3 | " + RULESETS["nibbler"].spec + " | nibbler | unfinished: 0 nodes settled, no result "
         "| a run stored in the file: 0 nodes settled, 0.0 s |"]
     assert f"--proof {proof} --journal {journal}" in page.read_text().splitlines()[2]  # the command that made it
     damaged = tmp_path / "damaged.proof.tsv"

@@ -937,14 +937,47 @@ def test_proof_status_says_where_the_stored_runs_stand(tmp_path):
                                     "remoteness ('proof export' searches nothing)")
     with sqlite3.connect(db) as conn:  # as a run killed while it ran leaves it
         conn.execute("UPDATE proof_runs SET status = 'running', updated = '2026-12-04T06:23:09Z'")
-    killed = cli("proof", "status", "--db", db).stdout
-    assert killed.startswith("nibbler@limping2, Black wins from the empty board? running "
+    killed = cli("proof", "status", "--db", db).stdout  # nobody holds the file's solve lock: it was killed
+    assert killed.startswith("nibbler@limping2, Black wins from the empty board? unfinished "
                              "(last commit 2026-12-04 06:23 UTC): ")
+    with TablebaseStore(db) as writer, writer.solve_lock():  # as the run's own process holds it while it runs
+        running = cli("proof", "status", "--db", db).stdout
+        [live] = [json.loads(line) for line in cli("proof", "status", "--db", db, "--json").stdout.splitlines()]
+    assert running.startswith(f"nibbler@limping2, Black wins from the empty board? running (pid {os.getpid()}, "
+                              "last commit 2026-12-04 06:23 UTC): ")
+    assert (live["status"], live["pid"]) == ("running", str(os.getpid()))
+    assert json.loads(cli("proof", "status", "--db", db, "--json").stdout)["pid"] is None  # the lock let go
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE proof_runs SET root = 'xx'")
     damaged = cli("proof", "status", "--db", db)
     assert damaged.exit_code == 1 and "damaged" in damaged.stderr and "'xx'" in damaged.stderr
     assert len(damaged.stderr.strip().splitlines()) == 1
+
+
+def test_a_weak_solve_is_the_files_one_writer(tmp_path):
+    """A weak solve holds the file's solve lock: a second solve into the file is refused
+    while it runs (one line, naming the holder), and one that holds it knows that a run
+    still marked running in the file was killed, and marks it unfinished."""
+    db = str(tmp_path / "tb.sqlite")
+    args = ["solve", "smallholder", "--board", "limping2", "--weak", "--leaf-solver", "subgraph",
+            "--job-budget", "2000", "--db", db, "-s"]
+    with TablebaseStore(db, create=True) as holder, holder.solve_lock():
+        refused = cli(*args)
+    assert refused.exit_code == 1, refused.output
+    assert refused.stderr == (f"Error: another solve (pid {os.getpid()}) is writing to {db!r}; wait for it to finish "
+                              "(two solves into one file are never interleaved)\n")
+    assert json.loads(cli("proof", "status", "--db", db, "--json").stdout or "null") is None  # nothing was started
+    stymie = Smallholder("limping2", "stymie")
+    with TablebaseStore(db) as store:  # a run of other rules, left marked running by a killed process
+        ProofStore(store).open_run("smallholder", stymie.rules_name, stymie.format(stymie.start()),
+                                   stymie.canonical_key(stymie.start()), "B", "subgraph", 2000)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT status FROM proof_runs").fetchall() == [("running",)]
+    solved = cli(*args)
+    assert solved.exit_code == 0, solved.output
+    with sqlite3.connect(db) as conn:
+        statuses = dict(conn.execute("SELECT rules, status FROM proof_runs").fetchall())
+    assert statuses == {stymie.rules_name: "unfinished", Smallholder("limping2", "nibbler").rules_name: "proved"}
 
 
 def test_proof_status_counts_the_leaves_an_export_must_search(tmp_path):

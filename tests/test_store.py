@@ -155,6 +155,32 @@ def test_second_solve_lock_is_refused_then_free(db: Path) -> None:
             pass
 
 
+def test_writer_names_the_holder_of_the_solve_lock(db: Path) -> None:
+    with TablebaseStore(db) as store:
+        assert store.writer() is None  # never locked: no lock file yet
+        with TablebaseStore(db) as solving, solving.solve_lock():
+            assert store.writer() == str(os.getpid())
+        assert store.writer() is None  # let go (the lock file stays)
+        assert Path(f"{db}.lock").exists()
+
+
+def test_a_solve_starting_while_a_reader_asks_who_writes_is_not_refused(db: Path) -> None:
+    """`writer` holds the lock shared for an instant; a solve starting in that instant
+    tries again rather than take the reader for another solve."""
+    import fcntl
+    import threading
+
+    with TablebaseStore(db) as store:
+        with store.solve_lock():
+            pass  # the lock file exists
+        reader = open(f"{db}.lock")
+        fcntl.flock(reader, fcntl.LOCK_SH)  # a reader's instant, drawn out to 0.2 s
+        threading.Timer(0.2, fcntl.flock, (reader, fcntl.LOCK_UN)).start()
+        with store.solve_lock():
+            assert store.writer() == str(os.getpid())
+        reader.close()
+
+
 # -- hostile files ---------------------------------------------------------------------
 
 

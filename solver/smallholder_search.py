@@ -48,12 +48,33 @@ class LocalSearch:
 
     def solve(self, pos: Position) -> Outcome | None:
         """The exact outcome of ``pos`` for the side to move, or None if a budget ran out."""
+        return self._solve(pos, self._deadline(), self.node_budget)
+
+    def outcomes(self, keys: list[int]) -> list[Outcome | None]:
+        """`solve` for canonical keys (the `solver.probe.Lookup` signature) within one budget
+        for them all, as the exact search does: a probe asks for a position and its moves'
+        positions at once, and ``time_budget`` and ``node_budget`` bound the probe."""
+        deadline, left = self._deadline(), self.node_budget
+        found: list[Outcome | None] = []
+        for key in keys:
+            if (deadline is not None and time.perf_counter() > deadline) or (left is not None and left <= 0):
+                found.append(self.table.get(key))  # past the budget, only what is proved already
+                continue
+            found.append(self._solve(self.game.from_key(key), deadline, left))
+            if left is not None:
+                left -= self.nodes
+        return found
+
+    def _deadline(self) -> float | None:
+        return None if self.time_budget is None else time.perf_counter() + self.time_budget
+
+    def _solve(self, pos: Position, deadline: float | None, node_budget: int | None) -> Outcome | None:
         key = self.game.canonical_key(pos)
         known = self.table.get(key)
         if known is not None:
             self.nodes = 0
             return known
-        explored = self._explore(pos, key)
+        explored = self._explore(pos, key, deadline, node_budget)
         if explored is None:
             return None
         keys, parents, children = explored
@@ -61,14 +82,11 @@ class LocalSearch:
         self.table.update(zip(keys, outcomes(solution.values, solution.remoteness)))
         return self.table[key]
 
-    def outcomes(self, keys: list[int]) -> list[Outcome | None]:
-        """`solve` for canonical keys (the `solver.probe.Lookup` signature)."""
-        return [self.solve(self.game.from_key(key)) for key in keys]
-
-    def _explore(self, root: Position, root_key: int) -> tuple[list[int], list[int], list[int]] | None:
-        """(keys, edge parents, edge children) of the subgraph below ``root``, or None."""
+    def _explore(self, root: Position, root_key: int, deadline: float | None,
+                 node_budget: int | None) -> tuple[list[int], list[int], list[int]] | None:
+        """(keys, edge parents, edge children) of the subgraph below ``root``, or None when
+        it has more than ``node_budget`` positions or the clock passes ``deadline``."""
         game = self.game
-        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         index = {root_key: 0}
         keys, stack = [root_key], [root]
         parents: list[int] = []
@@ -84,7 +102,7 @@ class LocalSearch:
                 if there is None:
                     there = index[child_key] = len(keys)
                     keys.append(child_key)
-                    if self.node_budget is not None and len(keys) > self.node_budget:
+                    if node_budget is not None and len(keys) > node_budget:
                         self.nodes = len(keys)
                         return None
                     stack.append(child)
@@ -125,10 +143,10 @@ class ArrayLocalSearch(LocalSearch):
             best_white = np.where(better, image_white, best_white)
         return best_black, best_white
 
-    def _explore(self, root: Position, root_key: int) -> tuple[list[int], list[int], list[int]] | None:
+    def _explore(self, root: Position, root_key: int, deadline: float | None,
+                 node_budget: int | None) -> tuple[list[int], list[int], list[int]] | None:
         n = self.game.board.size
         full = self.game.board.full
-        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         index = {root_key: 0}
         keys = [root_key]
         frontier = [root_key]
@@ -157,7 +175,7 @@ class ArrayLocalSearch(LocalSearch):
                     parents.append(parent)
                     children.append(there)
             self.nodes = len(keys)
-            if self.node_budget is not None and len(keys) > self.node_budget:
+            if node_budget is not None and len(keys) > node_budget:
                 return None
             if deadline is not None and time.perf_counter() > deadline:
                 return None

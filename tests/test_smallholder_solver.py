@@ -108,6 +108,24 @@ def test_search_time_budget() -> None:
     assert LocalSearch(game, node_budget=None, time_budget=0.2).solve(game.start()) is None
 
 
+@pytest.mark.parametrize("budget", [{"node_budget": 1000}, {"node_budget": None, "time_budget": 0.2}])
+def test_a_lookup_call_shares_one_budget(budget: dict) -> None:
+    """A probe asks for a position and its moves' positions in one call: the budget holds
+    for the call (as `--time` and `--budget` say), not for each key. The hex4 start's
+    subgraph runs past either bound at once, so the other keys are not searched at all
+    (each used to get the whole budget again: a probe of a hex6 position took 27 times
+    its --time)."""
+    game = Smallholder("hex4", "nibbler")
+    search = LocalSearch(game, **budget)
+    start = game.start()
+    keys = [game.canonical_key(start)] + [game.canonical_key(child) for _, child in game.children(start)]
+    explored = []
+    explore = search._explore
+    search._explore = lambda *args: explored.append(args[0]) or explore(*args)  # type: ignore[method-assign]
+    assert search.outcomes(keys) == [None] * len(keys)
+    assert explored == [start]
+
+
 def test_payload_round_trip() -> None:
     values = np.array([WIN, LOSS, DRAW, WIN, LOSS], dtype=np.int8)
     remoteness = np.array([1, 0, 7, 16383, 200], dtype=np.int32)  # a draw's remoteness is not stored

@@ -269,10 +269,12 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     tablebase file at all) are answered by the exact search ("source": "search");
     --search forces it. The search is exact (draws from cycles included) and stops at
     --time seconds or --budget positions, answering 'unknown' (the text output adds a
-    note on stderr naming the bounds); progress goes to stderr. What it proves is kept
-    in the --db file when that exists and can be written, and later searches start from
-    it. Default POSITION: the empty --board (default hex4). --pv adds the principal variation to the text (a
-    drawn line stops where it repeats). JSON: {"position", "to_move", "rules", "source"
+    note on stderr naming the bounds); the moves it settled by then come first, with
+    their exact value and remoteness, the others read 'unknown'. Progress goes to
+    stderr. What it proves is kept in the --db file when that exists and can be
+    written, and later searches start from it. Default POSITION: the empty --board
+    (default hex4). --pv adds the principal variation to the text (a drawn line stops
+    where it repeats). JSON: {"position", "to_move", "rules", "source"
     ("table" or "search"), "value", "remoteness", "moves": [{"cell", "name", "value",
     "remoteness"}], "pv": [names]}.
     """

@@ -158,7 +158,8 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     winner hurries and the loser holds out. A position no game reaches is refused with
     the reason; with --allow-unreachable it is accepted, and answered by --search only
     (the tables hold the reachable positions). A search that runs out of its budget
-    answers 'unknown' (remoteness null; the text output adds a note on stderr). --pv
+    answers 'unknown' (remoteness null; the text output adds a note on stderr), the
+    moves it settled first, with their exact value and remoteness. --pv
     adds the principal variation (the moves to the end under perfect play) to the text.
     JSON: {"position", "to_move", "rules", "source" ("table" or "search"), "value",
     "remoteness", "moves": [{"cell", "name", "value", "remoteness"}], "pv": [names]}.

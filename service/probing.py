@@ -14,7 +14,7 @@ from tablebase.service.description import GameDescription
 from tablebase.service.errors import NotationError, ServiceError
 from tablebase.service.progress import Progress
 from tablebase.service.tables import table_lookup, usable_table
-from tablebase.solver.probe import Lookup, NotInTable, Outcome, ProbeResult, probe_many
+from tablebase.solver.probe import Lookup, MoveOutcome, NotInTable, Outcome, ProbeResult, probe_many
 
 P = TypeVar("P")
 K = TypeVar("K", bound=Hashable)
@@ -59,7 +59,7 @@ class ProbeAnswers(Generic[P]):
         if isinstance(step, NotInTable):
             if not (self.answer_unknown or self.source_of(game) == "search"):
                 raise self._why_unknown(text, step) from None
-            return unknown_json(game, pos, self.source_of(game))
+            return unknown_json(game, pos, self.source_of(game), step.settled)
         if isinstance(step, Exception):
             raise step
         return self.answer(game, step, principal_variations(game, [pos], lookup, [step])[0] if self.pv else None)
@@ -112,7 +112,7 @@ class ProbeAnswers(Generic[P]):
             for (i, pos), missing in zip(items, probed):
                 if isinstance(missing, NotInTable):
                     searched = self.answer_unknown or self.source_of(game) == "search"
-                    results[i] = (unknown_json(game, pos, self.source_of(game)) if searched
+                    results[i] = (unknown_json(game, pos, self.source_of(game), missing.settled) if searched
                                   else self._why_unknown(texts[i], missing))
                 elif isinstance(missing, Exception):  # damaged data: this line only
                     results[i] = missing
@@ -148,9 +148,12 @@ def probe_json(game: Game[P], step: Step, source: str, pv: list[str] | None) -> 
     return answer
 
 
-def unknown_json(game: Game[P], pos: P, source: str = "search") -> dict:
+def unknown_json(game: Game[P], pos: P, source: str = "search", settled: Sequence[MoveOutcome] = ()) -> dict:
     """The probe answer of a position whose value is not known: the same shape, with
-    ``"value": "unknown"``, null remoteness for it and for each move, and no pv."""
+    ``"value": "unknown"`` and null remoteness, and no pv. The moves ``settled`` (a
+    search that ran out of budget before it settled them all) come first, best first,
+    with their exact value and remoteness; the others follow, ``"unknown"``."""
+    done = {m.cell for m in settled}
     return {
         "position": game.format(pos),
         "to_move": game.to_move(pos),
@@ -158,8 +161,10 @@ def unknown_json(game: Game[P], pos: P, source: str = "search") -> dict:
         "source": source,
         "value": UNKNOWN,
         "remoteness": None,
-        "moves": [{"cell": m, "name": game.move_name(m), "value": UNKNOWN, "remoteness": None}
-                  for m in game.legal_moves(pos)],
+        "moves": [{"cell": m.cell, "name": m.name, "value": m.outcome.name, "remoteness": m.outcome.remoteness}
+                  for m in settled]
+                 + [{"cell": m, "name": game.move_name(m), "value": UNKNOWN, "remoteness": None}
+                    for m in game.legal_moves(pos) if m not in done],
         "pv": [],
     }
 

@@ -62,7 +62,14 @@ Lookup = Callable[[Sequence[int]], Sequence[Outcome | Exception | None]]
 
 
 class NotInTable(LookupError):
-    """The position is not covered by the table (unsolved rules, or not reachable)."""
+    """The position is not covered by the table (unsolved rules, or not reachable).
+
+    ``settled`` holds the moves whose positions the lookup did answer (a search that ran
+    out of budget before it settled every move), best first: exact results all the same."""
+
+    def __init__(self, message: str, settled: Sequence["MoveOutcome"] = ()) -> None:
+        super().__init__(message)
+        self.settled = tuple(settled)
 
 
 @dataclass(frozen=True)
@@ -127,11 +134,11 @@ def probe_many(game: Game[P], positions: Sequence[P], lookup: Lookup,
         if failed is not None:
             results.append(failed)
             continue
-        if any(outcome is None for outcome in outcomes):
-            results.append(NotInTable(f"{unknown}: {game.format(pos)!r}"))
-            continue
         move_outcomes = [MoveOutcome(move, game.move_name(move), outcome.for_mover())  # type: ignore[union-attr]
-                         for move, outcome in zip(moves, outcomes[1:])]
+                         for move, outcome in zip(moves, outcomes[1:]) if outcome is not None]
         move_outcomes.sort(key=lambda m: (m.outcome.preference(), m.cell))
+        if any(outcome is None for outcome in outcomes):
+            results.append(NotInTable(f"{unknown}: {game.format(pos)!r}", move_outcomes))
+            continue
         results.append(ProbeResult(game.format(pos), game.to_move(pos), outcomes[0], move_outcomes))  # type: ignore[arg-type]
     return results

@@ -475,3 +475,31 @@ def test_agrees_with_hex3_cyclic_tables() -> None:
         positions += [game.from_key(int(k)) for k in rng.sample(drawn, min(3, len(drawn)))]
         draws += check_against(game, positions, lambda p: table_outcome(game, solved, p))
     assert draws > 0
+
+
+def test_a_probe_out_of_budget_keeps_the_moves_it_settled() -> None:
+    """A searched probe that runs out of its node budget before it settles every move
+    answers "unknown", but gives the moves it settled first, best first, each exactly as
+    the search without a budget has it; the others follow in cell order. One thread and a
+    fresh table, so what the budget (counted in steps of 4,096 positions) settles is the
+    same on every run: here 5 of the 8 moves."""
+    from tablebase.service.probing import ProbeAnswers
+    from tablebase.solver.smallholder_exact import search_lookup
+
+    game = Smallholder("hex4", "nibbler")
+    text = "BWW./BWBB./B..W../B.B..B./W..W.B/W.WBB/WW.. W"
+
+    def answer(nodes: int | None) -> dict:
+        search = ExactSearch(game, table_bytes=1 << 22, threads=1)
+        lookup = search_lookup(search, Budget(nodes=nodes))
+        return ProbeAnswers(lambda t: (game, game.parse(t)), lambda g: lookup, answer_unknown=True, pv=False).one(text)
+
+    full, cut = answer(None), answer(4096)
+    assert (full["value"], full["remoteness"]) == ("win", 7) and len(full["moves"]) == 8
+    assert (cut["value"], cut["remoteness"], cut["pv"]) == ("unknown", None, [])
+    settled = [m for m in cut["moves"] if m["value"] != "unknown"]
+    assert len(settled) == 5 and cut["moves"][:5] == settled  # the settled ones first
+    assert settled == [m for m in full["moves"] if m["cell"] in {s["cell"] for s in settled}]  # exact, best first
+    rest = cut["moves"][5:]
+    assert rest == [{"cell": m["cell"], "name": m["name"], "value": "unknown", "remoteness": None}
+                    for m in sorted(full["moves"], key=lambda m: m["cell"]) if m not in settled]

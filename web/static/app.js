@@ -396,7 +396,8 @@ async function startSearch(ply) {
     if (state.status === "done") {
       ply.probe = state.answer;
       ply.moves = state.answer.moves;
-      showSearch(state.answer.value === "unknown" ? "search: unknown (the search ran out of its budget)" :
+      const settled = state.answer.moves.filter((m) => m.value !== "unknown").length;
+      showSearch(state.answer.value === "unknown" ? `search: unknown (the search ran out of its budget; it settled ${settled} of the ${state.answer.moves.length} moves)` :
         `search: ${valueText(state.answer.value, state.answer.remoteness)} (exact, ${state.seconds} s)`, false);
       if (explorer.plies[explorer.cursor] === ply) render();
     } else {

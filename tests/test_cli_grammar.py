@@ -182,6 +182,17 @@ def test_a_searched_probe_says_once_what_unknown_means() -> None:
 
 
 
+def test_an_unknown_answer_says_how_many_moves_were_settled() -> None:
+    from tablebase.cli.app import probe_text
+
+    moves = [{"cell": 34, "name": "g2", "value": "win", "remoteness": 21},
+             {"cell": 1, "name": "a2", "value": "unknown", "remoteness": None}]
+    answer = {"position": "P", "to_move": "W", "value": "unknown", "remoteness": None, "moves": moves, "pv": []}
+    assert probe_text(answer) == "P: W to move, unknown (1 of the 2 moves settled); moves: g2 win 21, a2 unknown"
+    nothing = {**answer, "moves": [moves[1]]}
+    assert probe_text(nothing) == "P: W to move, unknown; moves: a2 unknown"
+
+
 def test_a_searched_probe_that_proves_everything_adds_no_note(tmp_path: Path) -> None:
     proved = run("probe", "smallholder", "--board", "limping2", "--search", "--db", str(tmp_path / "none.sqlite"))
     assert proved.exit_code == 0, proved.output

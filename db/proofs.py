@@ -206,7 +206,8 @@ class ProofStore:
             return 0
         try:
             with self.store.transaction():
-                return self.db.conn.execute("UPDATE proof_runs SET status = 'unfinished' WHERE status = 'running'").rowcount
+                marked = self.db.conn.execute("UPDATE proof_runs SET status = 'unfinished' WHERE status = 'running'")
+                return marked.rowcount
         except sqlite3.Error as exc:
             raise StoreError(f"cannot mark the interrupted weak solves of {str(self.store.path)!r} ({exc})") from None
 

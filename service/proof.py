@@ -169,8 +169,8 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
     so, which the file's solve lock tells apart from one running now), for a running run
     the ``pid`` of the process writing the file (as its lock file gives it; else None),
     when it started and when it last committed (``started``, ``updated``: UTC, ISO 8601; a
-    running search commits each time a job ends), the nodes it settled, its jobs and seconds, the
-    root's last proof and disproof numbers (counts, or "inf"; None before the first
+    running search commits each time a job ends), the nodes it settled, its jobs and
+    seconds, the root's last proof and disproof numbers (counts, or "inf"; None before the first
     commit), for a proved run how far its export is (``proof``: the positions and leaves
     of the proof as `export_proof` writes it, the leaves up to symmetry, and how many of
     those still need their remoteness from the exact search: 0 when an export searches

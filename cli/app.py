@@ -369,7 +369,9 @@ def probe_text(answer: dict, show_pv: bool = False) -> str:
     head = f"{answer['position']}: {answer['to_move']} to move, {value(answer, ' in ')}"
     settled = sum(m["value"] != "unknown" for m in answer["moves"])
     if answer["value"] == "unknown" and settled:  # a search that ran out after settling some moves
-        head += f" ({settled} of the {len(answer['moves'])} moves settled)"
+        wins = [m["remoteness"] for m in answer["moves"] if m["value"] == "win"]
+        head += (f" ({settled} of the {len(answer['moves'])} moves settled"
+                 + (f"; a win in at most {min(wins)}" if wins else "") + ")")
     moves_part = ", ".join(f"{m['name']} {value(m)}" for m in answer["moves"])
     line = head + (f"; moves: {moves_part}" if moves_part else "")
     if show_pv:

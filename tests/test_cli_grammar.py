@@ -188,7 +188,10 @@ def test_an_unknown_answer_says_how_many_moves_were_settled() -> None:
     moves = [{"cell": 34, "name": "g2", "value": "win", "remoteness": 21},
              {"cell": 1, "name": "a2", "value": "unknown", "remoteness": None}]
     answer = {"position": "P", "to_move": "W", "value": "unknown", "remoteness": None, "moves": moves, "pv": []}
-    assert probe_text(answer) == "P: W to move, unknown (1 of the 2 moves settled); moves: g2 win 21, a2 unknown"
+    assert probe_text(answer) == ("P: W to move, unknown (1 of the 2 moves settled; a win in at most 21); "
+                                  "moves: g2 win 21, a2 unknown")
+    lost = {**answer, "moves": [{**moves[0], "value": "loss"}, moves[1]]}  # the other move may still win
+    assert probe_text(lost) == "P: W to move, unknown (1 of the 2 moves settled); moves: g2 loss 21, a2 unknown"
     nothing = {**answer, "moves": [moves[1]]}
     assert probe_text(nothing) == "P: W to move, unknown; moves: a2 unknown"
 

@@ -140,12 +140,16 @@ def probe_json(game: Game[P], step: Step, source: str, pv: list[str] | None) -> 
         "source": source,
         "value": step.value,
         "remoteness": step.remoteness,
-        "moves": [{"cell": cell, "name": name, "value": value, "remoteness": remoteness}
-                  for cell, name, value, remoteness in step.moves],
+        "moves": [move_json(*move) for move in step.moves],
     }
     if pv is not None:
         answer["pv"] = pv
     return answer
+
+
+def move_json(cell: int, name: str, value: str, remoteness: int | None) -> dict:
+    """One move of a probe answer (its value and remoteness for the player making it)."""
+    return {"cell": cell, "name": name, "value": value, "remoteness": remoteness}
 
 
 def unknown_json(game: Game[P], pos: P, source: str = "search", settled: Sequence[MoveOutcome] = ()) -> dict:
@@ -161,10 +165,8 @@ def unknown_json(game: Game[P], pos: P, source: str = "search", settled: Sequenc
         "source": source,
         "value": UNKNOWN,
         "remoteness": None,
-        "moves": [{"cell": m.cell, "name": m.name, "value": m.outcome.name, "remoteness": m.outcome.remoteness}
-                  for m in settled]
-                 + [{"cell": m, "name": game.move_name(m), "value": UNKNOWN, "remoteness": None}
-                    for m in game.legal_moves(pos) if m not in done],
+        "moves": [move_json(m.cell, m.name, m.outcome.name, m.outcome.remoteness) for m in settled]
+                 + [move_json(m, game.move_name(m), UNKNOWN, None) for m in game.legal_moves(pos) if m not in done],
         "pv": [],
     }
 

@@ -96,17 +96,20 @@ def status(db_path: str, as_json: bool) -> None:
     proof and disproof numbers; for a proved run, its proof as 'proof export'
     writes it (positions, leaves, leaves up to symmetry) and how many of those leaves
     still need their remoteness from the exact search (what an export stopped midway
-    has left); then each move from the root (up to symmetry, its images after "or"),
-    proved, disproved or open, and how many of the positions after it (up to symmetry)
-    are proved and disproved. The file is opened read-only: a run or an export may go
-    on meanwhile.
+    has left); what the leaf jobs of the run's rules cost (positions solved, those on
+    which a job ran out of its node budget and how many of those a retry solved, with
+    the jobs' seconds: where the time went, for choosing --job-budget); then each move
+    from the root (up to symmetry, its images after "or"), proved, disproved or open,
+    and how many of the positions after it (up to symmetry) are proved and disproved.
+    The file is opened read-only: a run or an export may go on meanwhile.
 
     With --json one object per run: {"board", "rules", "named", "root", "from_start",
     "goal", "status", "pid" (of a running run, else null), "started", "updated",
     "settled", "jobs", "seconds", "root_pn", "root_dn", "proof": {"positions", "leaves",
     "distinct_leaves", "leaves_without_remoteness"}, {"error"} (a proved run whose
-    stored nodes make no proof: a damaged file) or null (a run not proved), "moves":
-    [{"move", "images", "status", "next_positions", "proved", "disproved"}]}.
+    stored nodes make no proof: a damaged file) or null (a run not proved), "leaf_jobs":
+    {"solved", "solved_seconds", "ran_out", "ran_out_seconds", "ran_out_then_solved"},
+    "moves": [{"move", "images", "status", "next_positions", "proved", "disproved"}]}.
     """
     with open_store(db_path, readonly=True) as store:
         runs = weak_solve_status(store)

@@ -13,7 +13,9 @@ Tables (schema version 1, recorded in `meta` as ``proofs_schema_version``):
   by every run of the same rules: they are facts about positions. The remoteness is NULL
   for a draw, and for a win or loss whose value alone was proved (the ``value`` leaf
   solver) until an export finds it (`ProofStore.record_remoteness`).
-* ``proof_attempts``: leaf jobs that ran out of their node budget ("unknown").
+* ``proof_attempts``: leaf jobs that ran out of their node budget ("unknown"), the last
+  one of each position; and, with 0 nodes, positions too big for a job (the master
+  expanded them instead).
 
 Keys are canonical position keys, stored as hexadecimal text (hex4 keys need 75 bits).
 Each `commit` is one transaction, so a killed run loses at most the results it had not

@@ -175,10 +175,13 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
     of the proof as `export_proof` writes it, the leaves up to symmetry, and how many of
     those still need their remoteness from the exact search: 0 when an export searches
     nothing; ``{"error": ...}`` when the stored nodes make no proof, a damaged file; None
-    for other runs), and for each move from the root up to
-    symmetry (``moves``: the move, its images, its status ``proved`` / ``disproved`` /
-    ``open`` towards the goal) how many of the positions after it, up to symmetry, are
-    proved and disproved."""
+    for other runs), what the leaf jobs of the run's rules cost (``leaf_jobs``, shared by
+    every run of those rules in the file: the positions ``solved`` and their jobs' seconds,
+    those on which a job ``ran_out`` of its node budget and the seconds of the last such
+    job of each, and how many of those a retry with a larger budget solved), and for each
+    move from the root up to symmetry (``moves``: the move, its images, its status
+    ``proved`` / ``disproved`` / ``open`` towards the goal) how many of the positions after
+    it, up to symmetry, are proved and disproved."""
     proofs = ProofStore(store)
     writer = store.writer()  # a run marked running with nobody writing the file was killed
     runs = []
@@ -216,6 +219,11 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
                 proof = {"positions": len(rows), "leaves": len(leaves),
                          "distinct_leaves": len({game.canonical_key(leaf) for leaf in leaves}),
                          "leaves_without_remoteness": len(pending)}
+        solved, attempts = proofs.job_costs("smallholder", run.rules)
+        ran_out = {key: cost for key, cost in attempts.items() if cost[0]}  # not the ones no job was sent for
+        leaf_jobs = {"solved": len(solved), "solved_seconds": round(sum(s for _, s in solved.values()), 1),
+                     "ran_out": len(ran_out), "ran_out_seconds": round(sum(s for _, s in ran_out.values()), 1),
+                     "ran_out_then_solved": len(ran_out.keys() & solved.keys())}
         runs.append({"board": game.board.name, "rules": game.rules.spec,
                      "named": game.rules.name if game.rules.name != game.rules.spec else None,
                      "root": run.root, "from_start": run.root_key == game.canonical_key(game.start()),
@@ -225,7 +233,7 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
                      "settled": run.settled,
                      "jobs": run.jobs, "seconds": round(run.seconds, 1),
                      "root_pn": run.summary.get("root_pn"), "root_dn": run.summary.get("root_dn"),
-                     "proof": proof, "moves": list(moves.values())})
+                     "proof": proof, "leaf_jobs": leaf_jobs, "moves": list(moves.values())})
     return runs
 
 
@@ -253,6 +261,12 @@ def weak_solve_status_lines(runs: list[dict[str, Any]]) -> list[str]:
                          f"({proof['distinct_leaves']:,} up to symmetry); "
                          + (f"{todo:,} of them still need their remoteness ('proof export' searches them)" if todo
                             else "each with its remoteness ('proof export' searches nothing)"))
+        jobs = run["leaf_jobs"]
+        if jobs["solved"] or jobs["ran_out"]:
+            lines.append(f"  leaf jobs of these rules in the file: {jobs['solved']:,} positions solved "
+                         f"({jobs['solved_seconds']:,.0f} s); {jobs['ran_out']:,} ran out of a budget "
+                         f"({jobs['ran_out_seconds']:,.0f} s, the last attempt of each), "
+                         f"{jobs['ran_out_then_solved']:,} of them solved by a retry")
         for move in run["moves"]:
             images = f" (or {', '.join(move['images'])})" if move["images"] else ""
             lines.append(f"  {move['move']}{images}: {move['status']}, {move['proved']} of its "

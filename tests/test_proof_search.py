@@ -923,7 +923,17 @@ def test_proof_status_says_where_the_stored_runs_stand(tmp_path):
     assert (run["started"], run["updated"]) == (started, updated) and started <= updated
     minute = updated.replace("T", " ")[:16]  # the text gives the last commit to the minute
     assert text.startswith(f"nibbler@limping2, Black wins from the empty board? proved (last commit {minute} UTC): ")
-    assert len(text.splitlines()) == 2 + len(run["moves"])  # the run, its proof, its moves
+    assert len(text.splitlines()) == 3 + len(run["moves"])  # the run, its proof, its leaf jobs, its moves
+    with sqlite3.connect(db) as conn:  # what the leaf jobs cost, as the file has it
+        solved = dict(conn.execute("SELECT key, seconds FROM proof_leaves").fetchall())
+        ran_out = dict(conn.execute("SELECT key, seconds FROM proof_attempts WHERE nodes > 0").fetchall())
+    assert solved and run["leaf_jobs"] == {
+        "solved": len(solved), "solved_seconds": round(sum(solved.values()), 1), "ran_out": len(ran_out),
+        "ran_out_seconds": round(sum(ran_out.values()), 1), "ran_out_then_solved": len(ran_out.keys() & solved.keys())}
+    assert text.splitlines()[2] == (f"  leaf jobs of these rules in the file: {len(solved):,} positions solved "
+                                    f"({run['leaf_jobs']['solved_seconds']:,.0f} s); {len(ran_out):,} ran out of a budget "
+                                    f"({run['leaf_jobs']['ran_out_seconds']:,.0f} s, the last attempt of each), "
+                                    f"{run['leaf_jobs']['ran_out_then_solved']:,} of them solved by a retry")
     # the proof as the export writes it; subgraph leaves carry their remoteness
     exported = cli("proof", "export", "smallholder", "--board", "limping2", "--db", db, "-s")
     assert exported.exit_code == 0, exported.output

@@ -14,7 +14,7 @@ from tablebase.db.proofs import ProofStore
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import RULESETS, Smallholder
-from tablebase.service.proof import export_proof
+from tablebase.service.proof import export_proof, weak_solve_status
 from tablebase.service.verify import proof_claims
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +50,13 @@ def test_each_run_file_holds_its_run(path: Path, tmp_path: Path) -> None:
         leaves = proofs.leaves("smallholder", game.rules_name)
         assert leaves and all(value in (WIN, LOSS, DRAW) for value, _ in leaves.values())
         assert set(proofs.settled(run.id)) & set(leaves)  # settled positions include solved leaves
+        # proof status counts leaf jobs only: not the positions too big for a job (0 nodes)
+        solved, attempts = proofs.job_costs("smallholder", game.rules_name)
+        too_big = {key for key, (nodes, _) in attempts.items() if nodes == 0}
+        [status] = [r for r in weak_solve_status(store) if r["rules"] == game.rules.spec]
+        assert too_big and game.canonical_key(game.start()) in too_big  # the start: 27 empty cells, over --job-max-empty
+        assert (status["leaf_jobs"]["solved"], status["leaf_jobs"]["ran_out"]) == (len(leaves),
+                                                                                 len(attempts) - len(too_big))
 
 
 @pytest.mark.parametrize("path", EXPORTS, ids=lambda p: p.name)

@@ -1122,7 +1122,10 @@ def _stopped_by(signum: int, command: list[str], lines: int, wait: float = 0.0, 
     (and ``wait`` seconds more): those lines, the rest of stderr and the exit status. With
     ``group`` the command runs in a process group of its own and the signal goes to the
     whole group, as a terminal sends Ctrl-C."""
-    child = subprocess.Popen([sys.executable, "-c", "from tablebase.cli.main import main; main()", *command],
+    # SIGUSR1 makes the command print every thread's stack: what a command that does not stop waits for
+    program = ("import faulthandler, signal; faulthandler.register(signal.SIGUSR1, all_threads=True); "
+               "from tablebase.cli.main import main; main()")
+    child = subprocess.Popen([sys.executable, "-c", program, *command],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=group,
                              **popen)
     try:
@@ -1134,7 +1137,14 @@ def _stopped_by(signum: int, command: list[str], lines: int, wait: float = 0.0, 
             os.killpg(child.pid, signum)
         else:
             child.send_signal(signum)
-        _, err = child.communicate(timeout=60)
+        try:
+            _, err = child.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            child.kill()
+            _, err = child.communicate()
+            pytest.fail(f"the command did not stop within 60 s of the signal; its threads:\n{err}")
     finally:
         if child.poll() is None:
             child.kill()

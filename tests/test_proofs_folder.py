@@ -51,7 +51,7 @@ def test_each_run_file_holds_its_run(path: Path, tmp_path: Path) -> None:
         assert leaves and all(value in (WIN, LOSS, DRAW) for value, _ in leaves.values())
         assert set(proofs.settled(run.id)) & set(leaves)  # settled positions include solved leaves
         # proof status counts leaf jobs only: not the positions too big for a job (0 nodes)
-        solved, attempts = proofs.job_costs("smallholder", game.rules_name)
+        _, attempts = proofs.job_costs("smallholder", game.rules_name)
         too_big = {key for key, (nodes, _) in attempts.items() if nodes == 0}
         [status] = [r for r in weak_solve_status(store) if r["rules"] == game.rules.spec]
         assert too_big and game.canonical_key(game.start()) in too_big  # the start: 27 empty cells, over --job-max-empty

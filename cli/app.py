@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import math
 import sys
-from pathlib import Path
 import time
 from importlib.metadata import version
 from typing import Any, Callable
 
 import click
 
-from tablebase.service.errors import USER_ERRORS, NotationError, NotInTable
+from tablebase.service.errors import USER_ERRORS
 from tablebase.service.progress import Progress, ProgressEvent
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -240,9 +239,10 @@ class ProgressLog:
             click.echo(f"[{time.strftime('%H:%M:%S')}] {event}", err=True)
 
 
-def weak_progress(silent: bool) -> Progress | None:
-    """Progress of a run that can take hours: the status line on a terminal, a log line
-    every 30 s otherwise (unless silenced)."""
+def long_run_progress(silent: bool) -> Progress | None:
+    """Progress of work that can take minutes or hours (solves, atlases, proofs, checks):
+    the status line on a terminal, otherwise a log line every 30 s, so that a run whose
+    stderr goes to a file still shows where it is (unless silenced)."""
     if silent:
         return None
     return ProgressLine() if sys.stderr.isatty() else ProgressLog()

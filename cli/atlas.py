@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    atlas, compare, db_option, json_option, progress_printer, proof_arguments, proof_options, proof_pairs,
-    silent_option)
+    atlas, compare, db_option, json_option, long_run_progress, progress_printer, proof_arguments, proof_options,
+    proof_pairs, silent_option)
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (
@@ -97,10 +97,10 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     weak = None
     with open_store(db_path, create=not stored_only) as store:
         if markdown:
-            weak = weak_first_player_results(store, proofs=weak_proofs, progress=progress_printer(silent),
+            weak = weak_first_player_results(store, proofs=weak_proofs, progress=long_run_progress(silent),
                                              search=not stored_only)
         for board in boards:
-            found = smallholder_atlas(store, board, compute=not stored_only, progress=progress_printer(silent))
+            found = smallholder_atlas(store, board, compute=not stored_only, progress=long_run_progress(silent))
             section = BoardAtlas(board, found.rows, [r.spec for r in found.missing])
             if svg:
                 grid, lengths = _picture_paths(svg, board, len(boards) > 1)
@@ -148,7 +148,7 @@ def atlas_sparro(variants: tuple[str, ...], db_path: str, as_json: bool, silent:
     and has no captures ("cycles" is false, "capture_share" null).
     """
     with open_store(db_path, create=True) as store:
-        rows = sparro_atlas(store, variants or SPARRO.named_variants, progress_printer(silent))
+        rows = sparro_atlas(store, variants or SPARRO.named_variants, long_run_progress(silent))
     if as_json:
         for row in rows:
             click.echo(json.dumps(row))

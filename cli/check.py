@@ -17,10 +17,10 @@ from tablebase.cli.app import (
     cluster_options,
     db_option,
     json_option,
+    long_run_progress,
     main,
     progress_printer,
     silent_option,
-    weak_progress,
 )
 from tablebase.service.files import open_store
 from tablebase.service.check import DEFAULT_SAMPLE, DEFAULT_SEARCH_BUDGET, check_database
@@ -113,10 +113,10 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
         raise click.UsageError(f"{misplaced[0]} is for a tablebase's check; --proof FILE reads no tablebase")
     if proof_path is not None:
         if proof_path == "-":
-            proof_report = check_proof_lines(sys.stdin, "<stdin>", leaf_budget, weak_progress(silent), leaf_check,
+            proof_report = check_proof_lines(sys.stdin, "<stdin>", leaf_budget, long_run_progress(silent), leaf_check,
                                              journal_path, workers, scheduler)
         else:
-            proof_report = check_proof_file(proof_path, leaf_budget, weak_progress(silent), leaf_check,
+            proof_report = check_proof_file(proof_path, leaf_budget, long_run_progress(silent), leaf_check,
                                             journal_path, workers, scheduler)
         if as_json:
             click.echo(json.dumps(proof_report.as_json()))

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
 from tablebase.cli.app import (
-    cluster_options, db_option, json_option, main, silent_option, weak_progress)
+    cluster_options, db_option, json_option, long_run_progress, main, silent_option)
 from tablebase.service.files import check_writable, copy_store, open_store, write_text
 from tablebase.service.proof import export_proof, weak_solve_status, weak_solve_status_lines
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
@@ -73,7 +72,7 @@ def export_smallholder(board: str, ruleset: str | None, spec: str | None, positi
     if output is not None:
         check_writable(output)  # before the work, which can take hours
     with open_store(db_path) as store:
-        lines = list(export_proof(store, board, rules, position, weak_progress(silent), workers, scheduler))
+        lines = list(export_proof(store, board, rules, position, long_run_progress(silent), workers, scheduler))
     text = "".join(line + "\n" for line in lines)
     if output is None:
         sys.stdout.write(text)

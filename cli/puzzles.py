@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any, Callable
 
 import click
@@ -19,9 +18,9 @@ from tablebase.cli.app import (
     _Group,
     db_option,
     json_option,
+    long_run_progress,
     main,
     progress_printer,
-    weak_progress,
     silent_option,
     solve_option,
 )
@@ -121,7 +120,7 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
     stored = 0
     with open_store(db_path, create=True) as store:
         for puzzle in service.generate_into(store, game, label, count, min_depth, max_depth, seed, max_games, source,
-                                            weak_progress(silent) if searched else progress_printer(silent),
+                                            long_run_progress(silent) if searched else progress_printer(silent),
                                             nodes, seconds or None):
             stored += 1  # already committed: printed as soon as it is stored
             click.echo(json.dumps(service.puzzle_json(puzzle)) if as_json else

@@ -10,8 +10,8 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE, Seconds,
-    answer_positions, cluster_options, db_option, json_option, moves, probe, probe_texts, progress_printer, pv_option,
-    show, silent_option, solve, weak_progress)
+    answer_positions, cluster_options, db_option, json_option, long_run_progress, moves, probe, probe_texts,
+    progress_printer, pv_option, show, silent_option, solve)
 from tablebase.service.files import open_store, write_text
 from tablebase.render.text import moves_line
 from tablebase.service.tables import solve_json
@@ -213,13 +213,13 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
                                          job_table_mb=DEFAULT_JOB_TABLE_MB if job_table_mb is None else job_table_mb,
                                          solver=leaf_solver, workers=workers,
                                          scheduler=scheduler, job_max_empty=job_max_empty, time_limit=time_limit,
-                                         first_moves=first_moves, progress=weak_progress(silent))
+                                         first_moves=first_moves, progress=long_run_progress(silent))
                 click.echo(json.dumps(report.as_json()) if as_json else report.text())
         return
     DESCRIPTION.check_board(board)  # an unknown board is a clean error before anything is written
     with open_store(db_path, create=True) as store:
         for rules in rules_list:
-            info = solve_into(store, board, rules, progress=progress_printer(silent), force=force)
+            info = solve_into(store, board, rules, progress=long_run_progress(silent), force=force)
             summary = solve_json(info)
             if as_json:
                 click.echo(json.dumps(summary))

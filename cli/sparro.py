@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
@@ -12,11 +11,11 @@ from tablebase.cli.app import (
     answer_positions,
     db_option,
     json_option,
+    long_run_progress,
     moves,
     probe,
     probe_texts,
     pv_option,
-    progress_printer,
     show,
     silent_option,
     solve,
@@ -119,7 +118,7 @@ def solve_sparro(variant: str, db_path: str, silent: bool, as_json: bool, force:
     """
     with open_store(db_path, create=True) as store:
         for name in _variants(variant):
-            info = solve_into(store, name, progress=progress_printer(silent), force=force)
+            info = solve_into(store, name, progress=long_run_progress(silent), force=force)
             summary = solve_json(info)
             if as_json:
                 click.echo(json.dumps(summary))

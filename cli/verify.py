@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 from contextlib import nullcontext
-from pathlib import Path
 
 import click
 
 from tablebase.cli.app import (
-    db_option, json_option, main, progress_printer, proof_arguments, proof_options, proof_pairs, silent_option,
+    db_option, json_option, long_run_progress, main, proof_arguments, proof_options, proof_pairs, silent_option,
     solve_option)
 from tablebase.service.files import check_writable, open_store, write_text
 from tablebase.render.markdown import claims_markdown
@@ -97,7 +96,7 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
         refuse_unasked_solve(db_path, "verify" + ("" if game == "all" else f" {game}"), needed)
     # the proofs' claims alone read no table: no file is opened (nor created)
     with open_store(db_path, create=True) if needed else nullcontext() as store:
-        claims = verify_claims(store, game, progress_printer(silent), chosen, rules, weak, search=solve)
+        claims = verify_claims(store, game, long_run_progress(silent), chosen, rules, weak, search=solve)
     if markdown:
         command = " ".join(["tablebase verify"] + ([] if game == "all" else [game])
                            + [f"--board {b}" for b in boards] + [f"--rules {spec}" for spec in specs]

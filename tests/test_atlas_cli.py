@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import signal
 import sqlite3
 import subprocess
@@ -36,12 +37,26 @@ def run(*args: str, stdin: str | None = None):  # noqa: ANN201 (click's Result)
 
 
 @pytest.fixture(scope="module")
-def atlas_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A file holding the limping2 atlas (all 120 rows, a few seconds)."""
+def atlas_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A file holding the limping2 atlas (all 120 rows, a few seconds), and what the sweep
+    wrote on stderr (not a terminal here)."""
     path = tmp_path_factory.mktemp("atlas") / "atlas.sqlite"
-    result = run("atlas", "smallholder", "--board", BOARD, "--db", str(path), "-s")
+    result = run("atlas", "smallholder", "--board", BOARD, "--db", str(path))
     assert result.exit_code == 0, result.output
-    return path
+    return path, result.stderr
+
+
+@pytest.fixture(scope="module")
+def atlas_db(atlas_sweep: tuple[Path, str]) -> Path:
+    return atlas_sweep[0]
+
+
+def test_a_sweep_logs_its_progress_when_stderr_is_not_a_terminal(atlas_sweep: tuple[Path, str]) -> None:
+    lines = atlas_sweep[1].splitlines()
+    assert lines and all(re.fullmatch(r"\[\d\d:\d\d:\d\d\] atlas smallholder limping2: .* \[\d+/120\]", line)
+                         for line in lines)
+    silent = run("atlas", "smallholder", "--board", BOARD, "--db", str(atlas_sweep[0]), "-s")
+    assert silent.exit_code == 0 and silent.stderr == ""
 
 
 def test_json_rows_have_the_documented_keys_and_match_the_solver(atlas_db: Path) -> None:

@@ -32,11 +32,10 @@ from tablebase.db.search_results import ENTRY_DTYPE, SearchResultStore, SearchSe
 from tablebase.db.store import StoreError, TablebaseStore
 from tablebase.service.check import TableReport
 from tablebase.service.progress import Progress, report
-from tablebase.solver.probe import Lookup, Outcome
+from tablebase.solver.probe import Outcome
 from tablebase.solver.smallholder_solve import RULES_VERSION
 
 if TYPE_CHECKING:
-    from tablebase.games.smallholder import Smallholder
     from tablebase.solver.smallholder_exact import Budget, ExactSearch, Progress as SearchProgress
 
 GAME = "smallholder"

@@ -35,11 +35,11 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar, cast
 import numpy as np
 
 from tablebase.games.base import DRAW, LOSS, WIN
-from tablebase.games.smallholder import BLACK, Board, Position, Smallholder
+from tablebase.games.smallholder import BLACK, Position, Smallholder
 from tablebase.games.smallholder import compiled
 from tablebase.solver import smallholder_exact_kernel as kernel
 from tablebase.solver.smallholder_split import SplitSearch
-from tablebase.solver.probe import MoveOutcome, Outcome, ProbeResult, probe_many
+from tablebase.solver.probe import MoveOutcome, Outcome
 
 #: Default size limit of the in-memory transposition table.
 DEFAULT_TABLE_BYTES = 1 << 30

@@ -12,7 +12,7 @@ from tablebase.service.sparro import solve_into, table_lookup
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import LOSS, WIN
 from tablebase.games.sparro import SYMMETRIES, VARIANTS, Sparro
-from tablebase.solver.probe import Outcome, outcome_of, probe
+from tablebase.solver.probe import outcome_of, probe
 from tablebase.solver.search import Search
 from tablebase.solver.tiered import TIERS, unpack_results
 

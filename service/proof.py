@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gzip
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -31,7 +31,7 @@ from tablebase.solver.proof.certificate import (
     DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, LEAF_ROLE, CheckReport, LeafSearchNeeded, ProofError,
     check_proof, draw_lines, Row, format_rows, holding_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
-from tablebase.solver.proof.executors import ExecutorError, InlineExecutor, describe, open_executor
+from tablebase.solver.proof.executors import ExecutorError, InlineExecutor, describe, open_executor, wait_first
 from tablebase.solver.proof.jobs import LEAF_SOLVERS, leaf_remoteness
 from tablebase.solver.proof.tree import INF
 
@@ -364,7 +364,7 @@ class _LeafRemoteness:
                                             self.guess(key, pos))] = item
                 if not running:
                     return
-                done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                done, _ = wait_first(list(running))
                 for future in done:
                     key, pos = running.pop(future)
                     outcome, seconds = future.result()

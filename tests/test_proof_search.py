@@ -1168,10 +1168,12 @@ def test_ctrl_c_stops_a_weak_solve(tmp_path):
 @pytest.mark.slow
 def test_sigterm_stops_a_weak_solve_on_workers_cleanly(tmp_path):
     """kill (SIGTERM) of a run on a local cluster: exit status 143 within seconds, the work
-    done committed, the cluster closed (no warning of leaked semaphores)."""
+    done committed, the cluster closed (no warning of leaked semaphores). It once hung
+    here: the signal, raised inside a wait for the jobs, left a job's lock held, on which
+    the Dask client's thread then blocked (test_executors.py)."""
     db = tmp_path / "w.sqlite"
     lines, err, status = _stopped_by(signal.SIGTERM, ["solve", "smallholder", "--board", "limping3", "--weak",
-                                                      "--workers", "2", "--job-budget", "1000000", "--db", str(db)], 3)
+                                                      "--workers", "2", "--job-budget", "1000000", "--db", str(db)], 2)
     assert status == 143
     assert "leaked semaphore" not in err and "Traceback" not in err, err
     shown = int(re.search(r"([\d,]+) jobs \(", lines[-1]).group(1).replace(",", ""))

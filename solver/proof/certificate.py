@@ -50,14 +50,14 @@ from __future__ import annotations
 
 import functools
 import time
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from tablebase.games.base import DRAW, LOSS, WIN, NotationError
 from tablebase.games.smallholder import COLOUR_NAMES, IllegalMoveError, Position, Smallholder, opponent, parse_rules
 from tablebase.solver.probe import VALUE_NAMES, Outcome
-from tablebase.solver.proof.executors import InlineExecutor
+from tablebase.solver.proof.executors import InlineExecutor, wait_first
 from tablebase.solver.proof.tree import DISPROVED, LEAF, PROVED, Leaf
 
 HEADER = ("position", "role", "move", "value", "remoteness")
@@ -810,7 +810,7 @@ class _LeafChecker:
 
     def _collect(self, block: bool) -> None:
         """Conclude the workers' re-solves that are done (with ``block``, wait for one)."""
-        done, _ = wait(list(self.pending), timeout=None if block else 0, return_when=FIRST_COMPLETED)
+        done, _ = wait_first(list(self.pending), None if block else 0)
         for future in done:
             self._conclude(self.pending.pop(future), future.result(), searched=True)
 

@@ -12,11 +12,12 @@ wins; else the opponent wins; else it is a draw.
 from __future__ import annotations
 
 import time
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder import Position, Smallholder, opponent
+from tablebase.solver.proof.executors import uninterrupted, wait_first
 from tablebase.solver.proof.jobs import Job, JobResult, run_job
 from tablebase.solver.proof.tree import DISPROVED, EXPANDED, INF, PROVED, SETTLED, TRIED, Known, Leaf, Node, ProofGraph
 
@@ -196,10 +197,11 @@ class ProofSearch:
                     if not self._settle(self.graph.node_for(key), deadline):
                         break
         finally:
-            for future in self._pending:
-                future.cancel()
-            self._pending.clear()
-            self._commit(final=True)
+            with uninterrupted():  # a second Ctrl-C takes effect once the work done is committed
+                for future in self._pending:
+                    future.cancel()
+                self._pending.clear()
+                self._commit(final=True)
         return self.result()
 
     def _settle(self, target: Node, deadline: float | None) -> bool:
@@ -231,7 +233,7 @@ class ProofSearch:
             busy = expansions >= MAX_EXPANSIONS_PER_ROUND  # more to expand here while the jobs run
             if self._pending:
                 timeout = 0.0 if busy else None if deadline is None else max(0.0, deadline - time.perf_counter())
-                done, _ = wait(list(self._pending), timeout=timeout, return_when=FIRST_COMPLETED)
+                done, _ = wait_first(list(self._pending), timeout)
                 for future in done:
                     self._apply(future, *self._pending.pop(future))
             elif not busy:

@@ -8,7 +8,9 @@
   ``dask worker`` (the workers must have this package installed).
 
 The two Dask settings hand out `Client.get_executor()`, the standard interface, so the
-driver has one code path for all three.
+driver has one code path for all three. Waiting for jobs goes through `wait_first`, and
+the master's cleanup through `uninterrupted`: on a cluster, Ctrl-C and ``kill`` take
+effect where they cannot leave a lock held (see `_stop_signals_deferred`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from concurrent.futures import Executor, Future
+import time
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Collection, Iterator
 
 #: A tcp://HOST:PORT address of a scheduler (what ``dask scheduler`` prints).
 SCHEDULER_PREFIXES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
+
+#: How long `wait_first` waits at a time before it looks whether it was asked to stop (s).
+STOP_POLL = 0.2
 
 
 class ExecutorError(RuntimeError):
@@ -75,14 +81,14 @@ def open_executor(workers: int | None = None, scheduler: str | None = None,
             raise ExecutorError(f"cannot reach the Dask scheduler ({exc}): {scheduler!r}") from None
         try:
             slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-            with _cancelled_at_exit(client) as executor:
+            with _stop_signals_deferred(), _cancelled_at_exit(client) as executor:
                 yield executor, max(1, slots)
         finally:
             client.close()
         return
     if workers is not None and workers < 1:
         raise ExecutorError(f"--workers must be at least 1: {workers!r}")
-    with _stopped_by_sigterm():
+    with _stop_signals_deferred():
         # no dashboard, and the scheduler's HTTP server (which it always starts) on a free
         # port: on its default one a second cluster of this machine warned on stderr
         with _sigint_ignored():
@@ -131,22 +137,76 @@ def _cancelled_at_exit(client: Any) -> Iterator[Executor]:
         executor.shutdown(wait=False)
 
 
+class _StopRequest:
+    """The stop signal that arrived while the main thread was `uninterrupted` (process-wide,
+    as signals are)."""
+
+    depth = 0  # how many `uninterrupted` sections the main thread is in
+    pending: BaseException | None = None
+
+
+def _stop(signum: int, frame: object) -> None:
+    """Ctrl-C is KeyboardInterrupt and ``kill`` (SIGTERM) SystemExit (exit status 143), at
+    once, or when the main thread leaves its `uninterrupted` section."""
+    stop = KeyboardInterrupt() if signum == signal.SIGINT else SystemExit(128 + signum)
+    if not _StopRequest.depth:
+        raise stop
+    if _StopRequest.pending is None:
+        _StopRequest.pending = stop
+
+
 @contextmanager
-def _stopped_by_sigterm() -> Iterator[None]:
-    """While a local cluster runs, SIGTERM (``kill``) stops the program as SystemExit (exit
-    status 143) instead of at once, so its ``finally`` blocks run: the work done is
-    committed and the cluster's worker processes and their semaphores are closed (a
-    killed process left the system's resource tracker warning of leaked semaphores).
-    Only the main thread handles signals; elsewhere nothing changes."""
+def _stop_signals_deferred() -> Iterator[None]:
+    """While a Dask client runs, Ctrl-C and SIGTERM (``kill``) stop the program by an
+    exception raised where it is safe: never inside `uninterrupted` (a wait for jobs, the
+    cancelling of the jobs still running). A stop raised inside ``concurrent.futures.wait``,
+    which takes the lock of every future it waits for, can leave one of those locks held by
+    the main thread for good: the client's event-loop thread then blocks on it as soon as
+    that job ends or is cancelled, and the cleanup, which waits for that thread, hangs for
+    ever (a run on a local cluster did not stop after Ctrl-C until it was killed). With
+    SystemExit rather than the default (at once) for SIGTERM, the ``finally`` blocks run:
+    the work done is committed and the cluster's worker processes and their semaphores
+    are closed (a killed process left the system's resource tracker warning of leaked
+    semaphores). Only the main thread handles signals; elsewhere nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def stop(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """A section of the main thread that Ctrl-C and ``kill`` do not cut short while a Dask
+    client runs (`_stop_signals_deferred`): the stop they ask for is raised when it ends.
+    Elsewhere (no cluster, another thread) it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _StopRequest.depth += 1
+    try:
+        yield
+    finally:
+        _StopRequest.depth -= 1
+        if not _StopRequest.depth and _StopRequest.pending is not None:
+            stop, _StopRequest.pending = _StopRequest.pending, None
+            raise stop
+
+
+def wait_first(futures: Collection[Future], timeout: float | None = None) -> tuple[set[Future], set[Future]]:
+    """``concurrent.futures.wait(futures, timeout, FIRST_COMPLETED)`` (done, not done) that
+    Ctrl-C and ``kill`` stop within `STOP_POLL` seconds, between two waits, never inside one
+    (see `_stop_signals_deferred`)."""
+    if not futures:
+        return set(), set()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = STOP_POLL if deadline is None else min(STOP_POLL, max(0.0, deadline - time.monotonic()))
+        with uninterrupted():
+            done, not_done = wait(futures, timeout=left, return_when=FIRST_COMPLETED)
+        if done or (deadline is not None and time.monotonic() >= deadline):
+            return done, not_done

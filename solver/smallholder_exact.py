@@ -137,10 +137,12 @@ def score_of_outcome(outcome: Outcome) -> int:
 @contextmanager
 def _interruptible() -> Iterator[None]:
     """Ctrl-C during a compiled search: the search stops at its next look at the clock
-    (within milliseconds) and KeyboardInterrupt is raised here, in Python. Only the main
-    thread handles signals; elsewhere (a web server's worker) nothing changes."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    (within milliseconds), and then the handler it replaced acts on it here, in Python
+    (Python's default raises KeyboardInterrupt; so does a Dask run's, or it defers it).
+    Only the main thread handles signals; elsewhere (a web server's worker), or where
+    Ctrl-C is ignored or left to the system (a cluster's worker process), nothing changes."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
         yield
         return
     kernel.INTERRUPTED[0] = False
@@ -152,10 +154,10 @@ def _interruptible() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, previous)
         interrupted, kernel.INTERRUPTED[0] = kernel.INTERRUPTED[0], False
     if interrupted:
-        raise KeyboardInterrupt
+        previous(signal.SIGINT, None)
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,16 @@ def test_solve_text_summary(db: Path) -> None:
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("smallholder nibbler@limping2: start is a win for Black in 11 plies; "
                                     "18,428 positions, 0 draws, solved in ")
+
+
+def test_a_solve_logs_its_progress_to_a_file_unless_silenced(tmp_path: Path) -> None:
+    """stderr is not a terminal here: a timestamped log line, and none with -s."""
+    logged = run("solve", "smallholder", "--board", "limping2", "--ruleset", "nibbler", "--db", str(tmp_path / "a"))
+    silent = run("solve", "smallholder", "--board", "limping2", "--ruleset", "nibbler", "--db", str(tmp_path / "b"),
+                 "-s")
+    assert logged.exit_code == 0 and silent.exit_code == 0
+    assert re.match(r"\[\d\d:\d\d:\d\d\] smallholder nibbler@limping2: ", logged.stderr), logged.stderr
+    assert silent.stderr == ""
 
 
 def test_solve_json(db: Path) -> None:

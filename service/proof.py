@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gzip
 import time
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -31,7 +30,7 @@ from tablebase.solver.proof.certificate import (
     DEFAULT_CHECK_BUDGET, DEFAULT_LEAF_CHECK, LEAF_CHECKS, LEAF_ROLE, CheckReport, LeafSearchNeeded, ProofError,
     check_proof, draw_lines, Row, format_rows, holding_rows, proof_header, proof_rows)
 from tablebase.solver.proof.driver import GoalResult, SearchProgress, SearchSettings, weak_solve
-from tablebase.solver.proof.executors import ExecutorError, InlineExecutor, describe, open_executor, wait_first
+from tablebase.solver.proof.executors import ExecutorError, InlineExecutor, as_finished, describe, open_executor
 from tablebase.solver.proof.jobs import LEAF_SOLVERS, leaf_remoteness
 from tablebase.solver.proof.tree import INF
 
@@ -354,21 +353,12 @@ class _LeafRemoteness:
         """Find the remoteness of ``positions`` (canonical key -> a position) on the cluster
         (`open_executor`), twice as many at a time as it has slots; the master stores them."""
         game = self.game
-        todo = iter(positions.items())
+        calls = (((key, pos), leaf_remoteness,
+                  (game.board.name, game.rules.spec, game.format(pos), self.guess(key, pos)))
+                 for key, pos in positions.items())
         with open_executor(workers, scheduler) as (executor, slots):
-            running: dict[Future, tuple[int, Position]] = {}
-            while True:
-                while len(running) < 2 * slots and (item := next(todo, None)) is not None:
-                    key, pos = item
-                    running[executor.submit(leaf_remoteness, game.board.name, game.rules.spec, game.format(pos),
-                                            self.guess(key, pos))] = item
-                if not running:
-                    return
-                done, _ = wait_first(list(running))
-                for future in done:
-                    key, pos = running.pop(future)
-                    outcome, seconds = future.result()
-                    self.keep(key, pos, outcome, seconds)
+            for (key, pos), (outcome, seconds) in as_finished(executor, slots, calls):
+                self.keep(key, pos, outcome, seconds)
 
 
 def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str | None = None,

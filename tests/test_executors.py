@@ -119,3 +119,45 @@ def test_in_another_thread_nothing_is_deferred() -> None:
     worker.start()
     worker.join()
     assert seen == [0]
+
+
+def test_as_finished_keeps_twice_the_slots_busy_and_takes_calls_as_room_frees() -> None:
+    """Every call's result comes back with its tag; never more than ``2 * slots`` run at
+    once; a call is drawn only when there is room, so it can use the results so far."""
+    lock = threading.Lock()
+    running = peak = 0
+    results: list[int] = []
+
+    def square(n: int) -> int:
+        nonlocal running, peak
+        with lock:
+            running += 1
+            peak = max(peak, running)
+        time.sleep(0.02)
+        with lock:
+            running -= 1
+        return n * n
+
+    drawn_after: list[int] = []  # how many results had come back when each call was drawn
+
+    def calls():
+        for n in range(12):
+            drawn_after.append(len(results))
+            yield n, square, (n,)
+
+    with ThreadPoolExecutor(4) as pool:
+        for tag, result in executors.as_finished(pool, 1, calls()):
+            assert result == tag * tag
+            results.append(tag)
+    assert sorted(results) == list(range(12)) and peak <= 2
+    assert drawn_after[:2] == [0, 0] and drawn_after[2:] == sorted(drawn_after[2:]) and drawn_after[-1] >= 10
+    # in-process (one slot, each call run as it is submitted) the order is the calls' own
+    assert list(executors.as_finished(executors.InlineExecutor(), 1, calls())) == [(n, n * n) for n in range(12)]
+
+
+def test_as_finished_raises_a_calls_exception() -> None:
+    def fail(text: str) -> None:
+        raise ValueError(text)
+
+    with pytest.raises(ValueError, match="leaf 3"):
+        list(executors.as_finished(executors.InlineExecutor(), 1, [(3, fail, ("leaf 3",))]))

@@ -21,7 +21,9 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import contextmanager
-from typing import Any, Callable, Collection, Iterator
+from typing import Any, Callable, Collection, Iterable, Iterator, TypeVar
+
+Tag = TypeVar("Tag")
 
 #: A tcp://HOST:PORT address of a scheduler (what ``dask scheduler`` prints).
 SCHEDULER_PREFIXES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
@@ -210,3 +212,24 @@ def wait_first(futures: Collection[Future], timeout: float | None = None) -> tup
             done, not_done = wait(futures, timeout=left, return_when=FIRST_COMPLETED)
         if done or (deadline is not None and time.monotonic() >= deadline):
             return done, not_done
+
+
+def as_finished(executor: Executor, slots: int,
+                calls: Iterable[tuple[Tag, Callable[..., Any], tuple[Any, ...]]]) -> Iterator[tuple[Tag, Any]]:
+    """Run ``calls`` (each a tag, a function and its arguments) on ``executor``, at most
+    ``2 * slots`` at a time, and yield (tag, result) as each ends (those that ended
+    together in the order they were submitted: in-process, the calls' own order). A call is taken from
+    ``calls`` only when there is room for it, so its arguments may depend on the results
+    yielded so far; a call's exception is raised here, when its turn comes."""
+    todo = iter(calls)
+    running: dict[Future, Tag] = {}
+    while True:
+        while len(running) < 2 * slots and (call := next(todo, None)) is not None:
+            tag, function, arguments = call
+            running[executor.submit(function, *arguments)] = tag
+        if not running:
+            return
+        done, _ = wait_first(list(running))
+        for future in [future for future in running if future in done]:  # in the order submitted
+            tag = running.pop(future)
+            yield tag, future.result()

@@ -122,15 +122,21 @@ def _stored_rows(path: Path) -> int:
 def test_a_killed_sweep_continues_with_the_combinations_not_stored(tmp_path: Path) -> None:
     path = tmp_path / "killed.sqlite"
     code = "import sys; from tablebase.cli.main import main; sys.exit(main())"
-    process = subprocess.Popen([sys.executable, "-c", code, "atlas", "smallholder", "--board", BOARD, "--db",
-                                str(path), "-s"], stdout=subprocess.DEVNULL)
+    errors = tmp_path / "stderr.txt"
+    with errors.open("w") as stderr:
+        process = subprocess.Popen([sys.executable, "-c", code, "atlas", "smallholder", "--board", BOARD, "--db",
+                                    str(path), "-s"], stdout=subprocess.DEVNULL, stderr=stderr)
     deadline = time.monotonic() + 120
-    while _stored_rows(path) < 3 and time.monotonic() < deadline and process.poll() is None:
+    seen = []  # what each poll counted
+    while (rows := _stored_rows(path)) < 3 and time.monotonic() < deadline and process.poll() is None:
+        seen.append(rows)
         time.sleep(0.01)
+    ended = process.poll()  # not None: the sweep ended on its own before it was killed
     process.send_signal(signal.SIGKILL)
     process.wait()
     stored = _stored_rows(path)
-    assert 3 <= stored < 120, "the sweep finished before it could be killed"
+    assert 3 <= stored < 120, (f"{stored} rows stored; the sweep's exit status before the kill: {ended}; "
+                               f"{len(seen)} polls saw {sorted(set(seen))} rows; its stderr: {errors.read_text()!r}")
     with TablebaseStore(path) as store:
         before = {r.rules: r.computed for r in AtlasRows(store).all("smallholder", BOARD, VERSIONS)}
         resumed = smallholder_atlas(store, BOARD)

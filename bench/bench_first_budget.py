@@ -2,9 +2,9 @@
 
 A leaf job that runs out of its node budget runs again with `driver.BUDGET_GROWTH` times
 it, going on from the table the failed attempt left. This takes leaves of a stored run
-that ran out of the first budget and were then solved (the run file's ``proof_attempts``
-joined with ``proof_leaves``; a sample, ``random.Random(seed)``), and searches each for
-its value on one thread with the jobs' search settings, twice, each time from a fresh
+that ran out of the first budget and were then solved (the run file's out-of-budget
+attempts and leaf results; a sample, ``random.Random(seed)``), and searches each for its
+value on one thread by the jobs' own leaf solver (`jobs.value_leaf`), twice, each from a fresh
 table: as the run does (``--first``, then the retry on the same search) and as one
 attempt of ``--one`` positions. On one thread the positions searched do not depend on
 the machine's load. Both values must agree with the stored one.
@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import argparse
 import random
-import sqlite3
 import statistics
 import time
 
-from tablebase.games.smallholder import Smallholder
+from tablebase.db.proofs import ProofStore
+from tablebase.db.store import TablebaseStore
+from tablebase.service.smallholder import game_for_rules_name
+from tablebase.solver.proof import jobs
 from tablebase.solver.proof.driver import BUDGET_GROWTH
-from tablebase.solver.proof.jobs import JOB_ETC_EMPTY
-from tablebase.solver.smallholder_exact import Budget, ExactSearch
 
 
 def main() -> None:
@@ -39,39 +39,38 @@ def main() -> None:
     parser.add_argument("--one", type=int, default=240_000_000, help="the budget of the single attempt")
     parser.add_argument("--table-mb", type=int, default=1024)
     args = parser.parse_args()
-    conn = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
-    runs = conn.execute("SELECT DISTINCT rules FROM proof_runs").fetchall()
-    if len(runs) != 1:
-        raise SystemExit(f"expected the weak solves of one ruleset in {args.db!r}, found {len(runs)}")
-    rules_name = runs[0][0]
-    rules, board = rules_name.rsplit("@", 1)  # as stored: RULES@BOARD
-    rows = conn.execute(
-        "SELECT a.key, a.nodes, l.nodes, l.value FROM proof_attempts a JOIN proof_leaves l USING (game, rules, key)"
-        " WHERE a.nodes > 0 AND a.node_budget = ? AND a.rules = ? ORDER BY a.key", [args.first, rules_name]).fetchall()
-    sample = random.Random(args.seed).sample(rows, args.count)
-    game = Smallholder(board, rules)
-    print(f"{board} {rules}: {len(rows):,} leaves ran out of {args.first:,} and were solved; {args.count} of them",
+    with TablebaseStore(args.db, readonly=True) as store:
+        proofs = ProofStore(store)
+        names = sorted({run.rules for run in proofs.runs(game="smallholder")})
+        if len(names) != 1:
+            raise SystemExit(f"expected the weak solves of one ruleset in {args.db!r}, found {len(names)}")
+        leaves = proofs.leaves("smallholder", names[0])
+        budgets = proofs.attempts("smallholder", names[0])
+        solved_cost, failed_cost = proofs.job_costs("smallholder", names[0])
+    game = game_for_rules_name(names[0])
+    # out of the first budget (not the 0-node marks of positions too big for a job), then solved;
+    # in the order of their stored (hexadecimal) keys, so that a seed always picks the same ones
+    keys = sorted((key for key, budget in budgets.items()
+                   if budget == args.first and failed_cost[key][0] > 0 and key in leaves), key=lambda k: format(k, "x"))
+    sample = random.Random(args.seed).sample(keys, args.count)
+    print(f"{game.rules_name}: {len(keys):,} leaves ran out of {args.first:,} and were solved; {args.count} of them",
           flush=True)
-    totals = {"one": [], "retry": [], "run": []}
+    totals: dict[str, list[int]] = {"one": [], "retry": [], "run": []}
     seconds = {"one": 0.0, "retry": 0.0}
-    for key, failed, solved, value in sample:
-        pos = game.from_key(int(key, 16))
+    for key in sample:
+        pos, value = game.from_key(key), leaves[key][0]
         found = {}
         for how in ("one", "retry"):
-            search = ExactSearch(game, table_bytes=args.table_mb << 20, canonical_stones=game.board.size, threads=1,
-                                 etc_empty=JOB_ETC_EMPTY)
+            jobs._exact_search.cache_clear()  # a fresh table; the retry below goes on from the first attempt's
             started = time.process_time()
-            if how == "one":
-                found[how] = search.value(pos, Budget(nodes=args.one))
-                positions = search.searched()
-            else:
-                found[how] = search.value(pos, Budget(nodes=args.first))
-                positions = search.searched()
-                if found[how] is None:
-                    found[how] = search.value(pos, Budget(nodes=args.first * BUDGET_GROWTH))
-                    positions += search.searched()
+            leaf, positions = jobs.value_leaf(game, pos, args.one if how == "one" else args.first, 1, args.table_mb << 20)
+            if leaf is None and how == "retry":
+                leaf, more = jobs.value_leaf(game, pos, args.first * BUDGET_GROWTH, 1, args.table_mb << 20)
+                positions += more
             seconds[how] += time.process_time() - started
             totals[how].append(positions)
+            found[how] = None if leaf is None else leaf[0]
+        failed, solved = failed_cost[key][0], solved_cost[key][0]
         totals["run"].append(failed + solved)
         agreed = {v for v in found.values() if v is not None}
         assert agreed <= {value}, f"{game.format(pos)}: stored {value}, found {found}"

@@ -218,9 +218,9 @@ def as_finished(executor: Executor, slots: int,
                 calls: Iterable[tuple[Tag, Callable[..., Any], tuple[Any, ...]]]) -> Iterator[tuple[Tag, Any]]:
     """Run ``calls`` (each a tag, a function and its arguments) on ``executor``, at most
     ``2 * slots`` at a time, and yield (tag, result) as each ends (those that ended
-    together in the order they were submitted: in-process, the calls' own order). A call is taken from
-    ``calls`` only when there is room for it, so its arguments may depend on the results
-    yielded so far; a call's exception is raised here, when its turn comes."""
+    together in the order they were submitted: in-process, the calls' own order). A call
+    is taken from ``calls`` only when there is room for it, so its arguments may depend on
+    the results yielded so far; a call's exception is raised here, when its turn comes."""
     todo = iter(calls)
     running: dict[Future, Tag] = {}
     while True:

@@ -13,7 +13,7 @@ for the side to move in each position, as in `tablebase.games.base`.
   *won* at level r is *lost* in r + 1 (the last such child is the loser's slowest).
 
 Whatever is undecided when a level decides nothing is a **draw**: from there neither
-side can force an end, so play goes on forever (RULES.md 2.5). The results are exact.
+side can force an end, so play goes on forever (docs/smallholder.md, Decisions). The results are exact.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def solve_graph(num_positions: int, edge_parent: np.ndarray, edge_child: np.ndar
 
     ``terminal_values[v]`` is WIN, LOSS or DRAW for a finished game and NOT_TERMINAL
     otherwise; the moves out of a terminal position are ignored. A position that is
-    not terminal but has no moves is lost for the side to move (RULES.md 2.5), which is
+    not terminal but has no moves is lost for the side to move (docs/smallholder.md, The rules in short), which is
     also the rule for every position when ``terminal_values`` is None. Duplicate moves
     (two moves to the same child) are fine.
     """

@@ -8,7 +8,7 @@ bitboards keyed by their table form (`table_pair`): near the start of the game t
 canonical orientation (the smallest image over the board's symmetries), later the
 position as it stands, since two symmetric images of one position rarely meet in one
 search once a few stones are down and canonical forms cost about 30 % of its time;
-colours are relative to the side to move (the rules are colour-symmetric, RULES.md 2.7).
+colours are relative to the side to move (the rules treat both colours alike, docs/smallholder.md).
 
 Cycles (graph-history interaction): a position met again on the current path scores 0,
 and every result carries the lowest path index of a repetition it relied on. A result

@@ -10,7 +10,7 @@
    canonical reachable position, then returns them in key order.
 
 Captures remove stones, so a position can come back and the graph may have cycles;
-the retrograde handles them (infinite play is a draw, RULES.md 2.5), and one
+the retrograde handles them (infinite play is a draw, docs/smallholder.md), and one
 depth-first walk counts the positions from which play can go on forever.
 
 Storage: the payload of a position is one ``uint16`` in the layout of

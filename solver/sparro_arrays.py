@@ -135,7 +135,7 @@ class SparroArrays:
             bit = U64(1 << cell)
             platform = U64(PLATFORM_MASKS[cell])
             free = ((occupied & bit) == 0) & ((occupied & platform) == platform)
-            if first_reply:  # the extended first-move rule (RULES.md 1.4)
+            if first_reply:  # the extended first-move rule (docs/sparro.md, Variants)
                 if cell in EDGE_CENTRE_CELLS:
                     free &= red_on_corner
                 elif cell in CORNER_CELLS:

@@ -1,6 +1,6 @@
 """A second, deliberately naive Smallholder implementation for cross-checking.
 
-Written from the RULES.md section 2 text alone, sharing no code with the engine: cells
+Written from the rules text of docs/smallholder.md alone, sharing no code with the engine: cells
 are axial coordinates ``(q, r)`` (r = row from the top), a position is a dict from
 coordinate to ``"B"``/``"W"``, groups are sets, and every line of sight is walked cell by
 cell. Slow and obvious on purpose.

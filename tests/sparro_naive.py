@@ -1,6 +1,6 @@
 """A second, deliberately naive Sparro implementation for cross-checking the engine.
 
-Written from the RULES.md section 1 text and from solid geometry alone; it shares no
+Written from the rules text of docs/sparro.md and from solid geometry alone; it shares no
 code with ``games/sparro``. Marbles are unit spheres in a close-packed square pyramid:
 
     level L cell (r, c) has its centre at  x = c + L/2,  y = r + L/2,  z = L * sqrt(2) / 2
@@ -27,7 +27,7 @@ WHITES: frozenset[Cell] = frozenset({(0, 1, 1), (0, 1, 2), (0, 2, 1), (0, 2, 2),
 
 #: Every cell of levels 0..2, whites included, in standard order (level, row, col).
 ALL_CELLS: list[Cell] = [(lv, r, c) for lv in range(3) for r in range(4 - lv) for c in range(4 - lv)]
-#: The playable cells in standard cell order (RULES.md 1.1): whites skipped.
+#: The playable cells in standard cell order (docs/sparro.md, Notation): whites skipped.
 PLAYABLE: list[Cell] = [cell for cell in ALL_CELLS if cell not in WHITES]
 
 
@@ -247,7 +247,7 @@ def perft(game: NaiveSparro, depth: int) -> int:
 
 
 def from_text(text: str) -> State:
-    """Read the RULES.md 1.6 notation naively (no validation beyond shape)."""
+    """Read the notation of docs/sparro.md naively (no validation beyond shape)."""
     words = text.split()
     board_text = words[0].replace("/", "")
     assert len(board_text) == 24
@@ -259,7 +259,7 @@ def from_text(text: str) -> State:
 
 
 def problem(state: State, variant: str) -> str | None:
-    """Why a position is not legal (RULES.md 1.6): 'floating', 'counts', 'lines', 'token' or None."""
+    """Why a position is not legal (docs/sparro.md, Notation): 'floating', 'counts', 'lines', 'token' or None."""
     board, token = state
     for cell in PLAYABLE:
         if cell in board and cell[0] > 0 and not all(d in board for d in PLATFORMS[cell]):

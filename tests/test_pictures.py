@@ -57,7 +57,7 @@ def names(mask: int) -> list[str]:
 
 
 def on_face(cell_name: str, face: str) -> bool:
-    """RULES.md 1.2: north is row 0 of each level, east the last column, and so on."""
+    """docs/sparro.md (Notation): north is row 0 of each level, east the last column, and so on."""
     level, col, row = int(cell_name[0]), "abcd".index(cell_name[1]), int(cell_name[2]) - 1
     last = 3 - level
     return {"north": row == 0, "east": col == last, "south": row == last, "west": col == 0}[face]

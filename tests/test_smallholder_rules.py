@@ -1,4 +1,4 @@
-"""Every rule of RULES.md section 2 on hand-built positions, then a cross-check of the
+"""Every rule of docs/smallholder.md on hand-built positions, then a cross-check of the
 bitboard engine against the naive one (tests/smallholder_naive.py) on random playouts
 of all 120 option combinations.
 

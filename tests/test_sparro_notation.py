@@ -1,4 +1,4 @@
-"""Sparro notation (RULES.md 1.6): positions both ways, every class of bad input, moves.
+"""Sparro notation (docs/sparro.md): positions both ways, every class of bad input, moves.
 
 Fixtures: positions/sparro/legal.txt and positions/sparro/illegal.txt (their format is
 described in their '#' header lines). Standard cell order of the notation:

@@ -23,7 +23,7 @@ from tablebase.games.sparro.rules import SparroPosition  # noqa: E402
 from tablebase.solver.sparro_arrays import SparroArrays  # noqa: E402
 from tablebase.solver.tiered import enumerate_tiers  # noqa: E402
 
-#: Positions the issue found accepted in `standard` although the game ends at the first line.
+#: Positions an earlier version accepted in `standard` although the game ends at the first line.
 TWO_SEPARATE_LINES = "RRRBB..BRRRB/B......./...."
 PLAYED_AFTER_THE_LINE = "RRRBBB..BR.R/RB....../...."
 

@@ -1,7 +1,7 @@
 """Sparro rules (games/sparro/rules.py): move generation, game end, token, symmetry.
 
 Cross-checked against tests/sparro_naive.py, which works on ``{(level, row, col):
-colour}`` dicts and reads RULES.md 1.3-1.4 on its own. Hand-built positions are drawn
+colour}`` dicts and reads docs/sparro.md (Variants) on its own. Hand-built positions are drawn
 as pictures, the three levels side by side, ``o`` for the fixed whites:
 
     level 0    level 1  level 2

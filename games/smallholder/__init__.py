@@ -1,4 +1,4 @@
-"""The Smallholder: hex-grid placement with capture (RULES.md section 2).
+"""The Smallholder: hex-grid placement with capture (docs/smallholder.md).
 
 ``Smallholder(board, ruleset)`` is the rules object (the ``games.base.Game`` protocol);
 positions are immutable ``Position`` values of two bitboards and the side to move.

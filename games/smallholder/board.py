@@ -40,7 +40,7 @@ STEPS = ((2, 0), (1, -1), (-1, -1), (-2, 0), (-1, 1), (1, 1))
 AXES = ((E, W), (NNE, SSW), (NNW, SSE))
 AXIS_NAMES = ("E-W", "NNE-SSW", "NNW-SSE")
 
-#: Row lengths, top to bottom, of every board the toolkit knows (RULES.md 2.1).
+#: Row lengths, top to bottom, of every board the toolkit knows (docs/smallholder.md, Boards).
 BOARD_ROWS: dict[str, tuple[int, ...]] = {
     **{f"hex{n}": tuple(range(n, 2 * n)) + tuple(range(2 * n - 2, n - 1, -1)) for n in range(3, 8)},
     **{f"limping{n}": tuple(range(n, 2 * n + 1)) + tuple(range(2 * n - 1, n, -1)) for n in range(2, 5)},

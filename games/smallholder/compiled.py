@@ -1,7 +1,7 @@
 """The Smallholder rules compiled to machine code (numba), on boards of up to 64 cells.
 
 The per-position engine of `games/smallholder/rules.py` is the reference; this module is
-the same rules (RULES.md section 2, all 120 option combinations) on ``uint64`` bitboards
+the same rules (docs/smallholder.md, all 120 option combinations) on ``uint64`` bitboards
 for the hot loops: the retrograde solver's enumeration and the exact search. The tests
 check it move for move against the reference on random playouts of every combination
 on every board it takes (``hex3``-``hex5``, ``limping2``-``limping4``).
@@ -132,7 +132,7 @@ __all__ = [
 MAX_CELLS = 64
 #: Largest board whose positions pack into one 64-bit key.
 MAX_KEY_CELLS = 31
-#: Direction pairs whose lines of sight must both meet a group, per territory (RULES.md 2.2).
+#: Direction pairs whose lines of sight must both meet a group, per territory (docs/smallholder.md, The rules in short).
 _SIGHT_PAIRS = {"gap": AXES, "hull": tuple((d, (d + 2) % 6) for d in range(6))}
 _GROUP_MODES = {"priority-create": 0, "must-create-if-one": 1, "must-create-if-one-live": 1,
                 "priority-create-if-one": 2, "priority-create-if-one-live": 2}
@@ -464,7 +464,7 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
     play_ok = empty & ~enemy_held
     if t.reentry:
         play_ok |= empty & own_near
-    # the mover's groups: sizes, liveness, the smallest (m or m' of RULES.md 2.3)
+    # the mover's groups: sizes, liveness, the smallest (m or m' of docs/smallholder.md, The option axes)
     own_count = 0
     live_count = 0
     smallest_all = 1 << 30

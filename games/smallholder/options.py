@@ -1,6 +1,6 @@
 """The option axes of The Smallholder, the five named rulesets, and the spec syntax.
 
-A ruleset is one value on each of four axes (RULES.md 2.3-2.6); every one of the
+A ruleset is one value on each of four axes (docs/smallholder.md, The option axes); every one of the
 5 x 4 x 2 x 3 = 120 combinations is playable. A custom ruleset is written
 ``groups=...,adjacent=...,territory=...,capture=...``; keys left out keep the values of
 a base ruleset (``nibbler`` unless the caller says otherwise).

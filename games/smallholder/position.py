@@ -1,4 +1,4 @@
-"""The Smallholder position value and its text notation (RULES.md 2.8).
+"""The Smallholder position value and its text notation (docs/smallholder.md, Notation).
 
 Notation: the rows top to bottom separated by ``/``, each row's cells left to right as
 ``B``, ``W`` or ``.``, then a space and the side to move. The board is recognised from
@@ -49,7 +49,7 @@ class Position:
         return self.white if self.to_move == BLACK else self.black
 
     def swap_colours(self) -> Position:
-        """Every stone and the side to move change colour (RULES.md 2.7)."""
+        """Every stone and the side to move change colour (the rules treat both colours alike)."""
         return Position(self.white, self.black, opponent(self.to_move))
 
 

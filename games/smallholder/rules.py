@@ -1,4 +1,4 @@
-"""The Smallholder rules engine on integer bitboards (RULES.md section 2).
+"""The Smallholder rules engine on integer bitboards (docs/smallholder.md).
 
 Holdings are computed per group from its *sight* masks: ``sight[d]`` is the set of cells
 from which a look in direction ``d`` (over anything) meets a stone of the group, i.e.
@@ -302,7 +302,7 @@ class Smallholder:
         extends: list[tuple[int, list[Group]]] = []
         live_sizes = [g.size for g in mover.groups if g.live]
         all_sizes = [g.size for g in mover.groups]
-        # m and m' of RULES.md 2.3; a neighbour group of a playable cell is live, so its
+        # m and m' of docs/smallholder.md (The option axes); a neighbour group of a playable cell is live, so its
         # size is >= m (>= m'), which makes "<= m" and "== m" the same test.
         smallest = min(live_sizes if rules.adjacent.startswith("smallest-playable") else all_sizes, default=0)
         every = rules.adjacent.endswith("-only")

@@ -8,7 +8,7 @@
     4 8 9 10 11
 
 ``o`` marks the five fixed white marbles. Numbers are the standard cell indices
-(RULES.md 1.1): level by level, row-major, whites skipped. A cell's name is its level,
+(docs/sparro.md, Notation): level by level, row-major, whites skipped. A cell's name is its level,
 column letter and row number: ``0a1`` is index 0, ``1b3`` index 18, ``2b2`` index 23.
 
 Everything here is derived once at import time from the rule text; nothing is typed in

@@ -1,4 +1,4 @@
-"""Sparro rules: positions, legal moves, game end, notation, symmetry (RULES.md section 1).
+"""Sparro rules: positions, legal moves, game end, notation, symmetry (docs/sparro.md).
 
 A position is the red and black bitmasks over the 24 playable cells plus, in the
 extended variants, who holds the tie-breaker token. Its integer key is
@@ -102,7 +102,7 @@ def completes_line(mask: int, cell: int) -> bool:
 
 
 class Sparro:
-    """The rules of one Sparro variant (see RULES.md 1.3-1.4)."""
+    """The rules of one Sparro variant (docs/sparro.md, Variants)."""
 
     game_name: Final = "sparro"
 
@@ -219,7 +219,7 @@ class Sparro:
         return f"{board} {pos.token}" if self.extended else board
 
     def parse(self, text: str, allow_unreachable: bool = False) -> SparroPosition:
-        """Read a position (RULES.md 1.6); raise NotationError naming what is wrong.
+        """Read a position (docs/sparro.md, Notation); raise NotationError naming what is wrong.
 
         A legal position that no game reaches (see `unreachability`) raises
         IllegalPositionError too, unless ``allow_unreachable``.

@@ -20,8 +20,8 @@ its side to move while its job runs (pn = 0 at an OR node, dn = 0 at an AND node
 so the next selection looks for the most-proving node elsewhere: at an AND node the
 other replies (all of them are needed anyway), at an OR node the other moves.
 
-**Cycles.** Captures can bring a position back, and endless play is a draw (RULES.md
-2.5), i.e. not a win for the attacker. An edge that would close a cycle among the
+**Cycles.** Captures can bring a position back, and endless play is a draw
+(docs/smallholder.md, Decisions), i.e. not a win for the attacker. An edge that would close a cycle among the
 graph's nodes (its child is already an ancestor of its parent) is not added; it is a
 *loop edge*, and counts as a disproved child. Such a disproof is a fact about a path,
 not about a position, so it is marked *tainted* and so is every disproof relying on it;

@@ -99,7 +99,7 @@ def solve_graph(num_positions: int, edge_parent: np.ndarray, edge_child: np.ndar
 
     ``terminal_values[v]`` is WIN, LOSS or DRAW for a finished game and NOT_TERMINAL
     otherwise; the moves out of a terminal position are ignored. A position that is
-    not terminal but has no moves is lost for the side to move (docs/smallholder.md, The rules in short), which is
+    not terminal but has no moves is lost for the side to move (docs/smallholder.md), which is
     also the rule for every position when ``terminal_values`` is None. Duplicate moves
     (two moves to the same child) are fine.
     """

@@ -25,7 +25,8 @@ from tablebase.solver.smallholder_solve import SolvedRuleset, solve_ruleset
 TABLE = 1 << 22  # a small in-memory table: the tests also exercise replacement
 #: Custom combinations whose graphs have cycles on hex3 and limping2 (hull + piecewise).
 CYCLIC = [r for r in all_rules() if r.territory == "hull" and r.capture == "piecewise"]
-#: The 8-ply cycle of docs/smallholder.md (hex4 nibbler, "Cycles and draws"): cells 20 25 18 31 24 19 26 12 return here.
+#: The 8-ply cycle of docs/smallholder.md ("Cycles and draws", hex4 nibbler):
+#: cells 20 25 18 31 24 19 26 12 return here.
 HEX4_CYCLE = "BWBB/WBWWW/WBBBWB/.BB.B.B/WB..WB/WBW.B/BWWW W"
 
 

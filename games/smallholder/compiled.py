@@ -132,7 +132,8 @@ __all__ = [
 MAX_CELLS = 64
 #: Largest board whose positions pack into one 64-bit key.
 MAX_KEY_CELLS = 31
-#: Direction pairs whose lines of sight must both meet a group, per territory (docs/smallholder.md, The rules in short).
+#: Direction pairs whose lines of sight must both meet a group, per territory
+#: (docs/smallholder.md, The rules in short).
 _SIGHT_PAIRS = {"gap": AXES, "hull": tuple((d, (d + 2) % 6) for d in range(6))}
 _GROUP_MODES = {"priority-create": 0, "must-create-if-one": 1, "must-create-if-one-live": 1,
                 "priority-create-if-one": 2, "priority-create-if-one-live": 2}

@@ -21,12 +21,12 @@ so the next selection looks for the most-proving node elsewhere: at an AND node 
 other replies (all of them are needed anyway), at an OR node the other moves.
 
 **Cycles.** Captures can bring a position back, and endless play is a draw
-(docs/smallholder.md, Decisions), i.e. not a win for the attacker. An edge that would close a cycle among the
-graph's nodes (its child is already an ancestor of its parent) is not added; it is a
-*loop edge*, and counts as a disproved child. Such a disproof is a fact about a path,
-not about a position, so it is marked *tainted* and so is every disproof relying on it;
-a tainted disproof is never stored, and a tainted disproof of the root answers
-"unknown", never "loss". Proofs are never tainted: a proof uses no loop edge (a loop edge
+(docs/smallholder.md, Decisions), i.e. not a win for the attacker. An edge that would
+close a cycle among the graph's nodes (its child is already an ancestor of its parent) is
+not added; it is a *loop edge*, and counts as a disproved child. Such a disproof is a fact
+about a path, not about a position, so it is marked *tainted* and so is every disproof
+relying on it; a tainted disproof is never stored, and a tainted disproof of the root
+answers "unknown", never "loss". Proofs are never tainted: a proof uses no loop edge (a loop edge
 only ever counts against the attacker), so it is a finite strategy that cannot repeat a
 position, whichever path reached it, and its leaves carry exact values from the leaf
 solver, which solves cycles exactly. Without any capturing edge in the graph, stones

@@ -33,7 +33,8 @@ Example:
         --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal \\
         --proof proofs/limping3-nibbler.proof.tsv.gz --journal proofs/limping3-nibbler.journal \\
         --proof proofs/limping3-gaps-original.proof.tsv.gz --journal proofs/limping3-gaps-original.journal \\
-        --proof proofs/limping3-stymie.proof.tsv.gz --journal proofs/limping3-stymie.journal""")
+        --proof proofs/limping3-stymie.proof.tsv.gz --journal proofs/limping3-stymie.journal \\
+        --proof proofs/limping3-offshore-gaps.proof.tsv.gz --journal proofs/limping3-offshore-gaps.journal""")
 @click.argument("game", type=click.Choice(GAMES + ("all",)), default="all")
 @click.option("--board", "boards", metavar="B", multiple=True, type=click.Choice(SMALLHOLDER_BOARDS),
               help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}, none "

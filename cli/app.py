@@ -112,6 +112,7 @@ solve = _game_group("solve", "Solve every reachable position of a game into the 
 probe = _game_group("probe", "Look up exact values: a position and each of its moves, best first.")
 atlas = _game_group("atlas", "Every rules option combination (or variant) of a game side by side, exactly.")
 compare = _game_group("compare", "Chosen rules combinations side by side, with the moves where their values differ.")
+cycle = _game_group("cycle", "Look for a line of play that comes back to a position: a proof that play can repeat.")
 
 DEFAULT_DB = "tablebase.sqlite"
 

@@ -9,13 +9,15 @@ from typing import Any
 import click
 
 from tablebase.cli.app import (
-    BUDGET_RANGE, Seconds,
-    answer_positions, cluster_options, db_option, json_option, long_run_progress, moves, probe, probe_texts,
-    progress_printer, pv_option, show, silent_option, solve)
+    BUDGET_RANGE, SEED_RANGE, Seconds,
+    answer_positions, cluster_options, cycle, db_option, end_status_line, json_option, long_run_progress, moves, probe,
+    probe_texts, progress_printer, pv_option, show, silent_option, solve)
 from tablebase.service.files import open_store, write_text
-from tablebase.render.text import moves_line
+from tablebase.render.text import moves_line, repetition_text
 from tablebase.service.tables import solve_json
 from tablebase.service.probing import probe_answers
+from tablebase.service.repetition import (
+    DEFAULT_GAMES, DEFAULT_PLIES, DEFAULT_SLACK, MAX_GAMES, MAX_PLIES, MAX_SLACK, find_repetition)
 from tablebase.service.proof import (DEFAULT_JOB_BUDGET, DEFAULT_JOB_RETRIES, DEFAULT_JOB_TABLE_MB,
                                      DEFAULT_LEAF_SOLVER, LEAF_SOLVERS, MAX_JOB_TABLE_MB, MIN_JOB_TABLE_MB,
                                      weak_solve_into)
@@ -293,3 +295,48 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     with open_store(db_path) as store:  # a search starts from the results stored there, and adds to them
         answers = probe_answers(DESCRIPTION, store, search=use_search, **search, **options)
         answer_positions(text, answers.one, as_json, texts, answers.many)
+
+
+# -- repetitions ----------------------------------------------------------------------
+
+@cycle.command("smallholder", epilog="""\b
+Example:
+    tablebase cycle smallholder --board hex3 --rules territory=hull,capture=piecewise
+    tablebase cycle smallholder --board limping3 --ruleset nibbler --games 5000 --json
+    tablebase cycle smallholder 'BWBB/WBWWW/WBBBWB/.BB.B.B/WB..WB/WBW.B/BWWW W'""")
+@click.argument("position", required=False)
+@_board_option
+@_ruleset_option
+@_rules_option
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=DEFAULT_GAMES, show_default=True,
+              help="Random games to play (without POSITION); the search stops at the first repetition.")
+@click.option("--plies", type=click.IntRange(2, MAX_PLIES), default=DEFAULT_PLIES, show_default=True,
+              help="Length of the lines followed from each position.")
+@click.option("--slack", type=click.IntRange(0, MAX_SLACK), default=DEFAULT_SLACK, show_default=True,
+              help="Stones a line may add before it is dropped (a return has to capture them again).")
+@click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Seed of the random games.")
+@json_option
+@silent_option
+def cycle_smallholder(position: str | None, board: str | None, ruleset: str | None, spec: str | None, games: int,
+                      plies: int, slack: int, seed: int, as_json: bool, silent: bool) -> None:
+    """Look for a repetition: a line of play that comes back to a position.
+
+    A line found proves that play can repeat under these rules on this board (and so
+    that a game may never end: the tables and the search count such play as a draw). It
+    is played again by the reference rules engine before it is printed: the moves from
+    the empty board to the position, then the cycle back to it. Not finding one proves
+    nothing: on limping2 and hex3 the atlas settles the question exactly (its 'cycles'
+    column); on bigger boards this search is how a repetition is shown.
+
+    Without POSITION, random games (seeded) are played on --board (default hex4) and the
+    lines of up to --plies plies are followed from each of their positions; with
+    POSITION, from that position alone. Lines that add more than --slack stones are
+    dropped: a repetition needs captures, and a line far ahead in stones cannot take
+    them all back. Progress goes to stderr. JSON: {"rules", "found", "from",
+    "moves_to_position", "position", "cycle", "games", "positions_searched", "plies",
+    "slack", "seed"} (moves as names; the three lines null when none was found).
+    """
+    answer = find_repetition(board, rules_of(ruleset, spec), position, games, plies, slack, seed,
+                             progress=long_run_progress(silent))
+    end_status_line()
+    click.echo(json.dumps(answer) if as_json else repetition_text(answer))

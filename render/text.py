@@ -142,3 +142,24 @@ def smallholder_text(game: Smallholder, pos: Position) -> str:
         f"Legal moves ({len(game.moves(pos))}; + extends a group, xN captures N stones): "
         f"{moves_line(smallholder_moves(game, pos))}",
     ])
+
+
+def repetition_text(answer: dict[str, Any]) -> str:
+    """The text of a search for repetitions (`service.repetition`'s JSON object)."""
+    rules, lead, cycle = answer["rules"], answer["moves_to_position"], answer["cycle"]
+    if answer["games"] is None:  # from a given position
+        if not answer["found"]:
+            return (f"{rules}: no repetition found in the lines of up to {answer['plies']} plies from "
+                    f"{answer['from']}; this does not prove that there is none")
+        reached = f"after {' '.join(lead)} the position {answer['position']}" if lead else "it"
+        return (f"{rules}: from {answer['from']}, {reached} comes back to itself by {' '.join(cycle)} "
+                f"({len(cycle)} plies); the reference rules engine plays the whole line. (Play repeats if "
+                f"{answer['from']} arises in play; it passes the reachability checks, which do not prove that.)")
+    if not answer["found"]:
+        return (f"{rules}: no repetition found in {answer['games']:,} random games (lines of up to "
+                f"{answer['plies']} plies followed from {answer['positions_searched']:,} positions); this does not "
+                f"prove that there is none")
+    return (f"{rules}: play can repeat. After {' '.join(lead)} ({len(lead)} plies from the empty board) the "
+            f"position {answer['position']} comes back to itself by {' '.join(cycle)} ({len(cycle)} plies).\n"
+            f"Found in random game {answer['games']:,} ({answer['positions_searched']:,} positions searched "
+            f"from); the reference rules engine plays the whole line.")

@@ -8,6 +8,7 @@
 * `service.probing`: probe answers for one position or a batch, from a table or a search;
 * `service.check`, `service.verify`, `service.puzzles`: the audit, the fairness claims
   and the puzzle workflows;
+* `service.repetition`: lines of play that come back to a position (can play repeat?);
 * `service.errors`: the exceptions an interface turns into one line (or HTTP 400);
 * `service.progress`: the progress events long work reports.
 """

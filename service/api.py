@@ -23,6 +23,7 @@ from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.service import check as audit
 from tablebase.service import proof as proof_service
 from tablebase.service import puzzles as puzzle_service
+from tablebase.service import repetition
 from tablebase.service.errors import ServiceError
 from tablebase.service.games import GAMES, describe
 from tablebase.service.progress import Progress
@@ -30,7 +31,7 @@ from tablebase.service.probing import Lookups, ProbeAnswers
 from tablebase.service.verify import verify_claims
 from tablebase.solver.fairness import SMALLHOLDER_BOARDS, Claim
 
-__all__ = ["MoveValue", "Position", "Probe", "Tablebase", "TableSummary", "check_proof", "open"]
+__all__ = ["MoveValue", "Position", "Probe", "Tablebase", "TableSummary", "check_proof", "find_repetition", "open"]
 
 @dataclass(frozen=True)
 class MoveValue:
@@ -338,6 +339,20 @@ def check_proof(proof: str | Path | Iterable[str], *, check_budget: int = proof_
         return proof_service.check_proof_file(proof, check_budget, progress, leaf_check, journal, workers, scheduler)
     return proof_service.check_proof_lines(proof, "<lines>", check_budget, progress, leaf_check, journal, workers,
                                            scheduler)
+
+
+def find_repetition(position: str | None = None, *, board: str | None = None, ruleset: str | None = None,
+                    rules: str | None = None, games: int = repetition.DEFAULT_GAMES,
+                    plies: int = repetition.DEFAULT_PLIES, slack: int = repetition.DEFAULT_SLACK, seed: int = 0,
+                    progress: Progress | None = None) -> dict[str, Any]:
+    """Look for a line of The Smallholder that comes back to a position, as `tablebase
+    cycle smallholder` does: from ``position`` if given, else in ``games`` random games
+    on ``board`` (default hex4), under ``ruleset`` and the custom ``rules`` on top. The
+    answer is that command's JSON object; a line found has been played again by the
+    reference rules engine, and none found proves nothing."""
+    from tablebase.service.smallholder import rules_of
+
+    return repetition.find_repetition(board, rules_of(ruleset, rules), position, games, plies, slack, seed, progress)
 
 
 def open(path: str | Path = "tablebase.sqlite", mode: Literal["r", "w"] = "r",  # noqa: A001

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tablebase.service.api import MoveValue, Position, Probe, Tablebase, TableSummary, check_proof, open
+    from tablebase.service.api import (
+        MoveValue, Position, Probe, Tablebase, TableSummary, check_proof, find_repetition, open)
 
-__all__ = ["MoveValue", "Position", "Probe", "TableSummary", "Tablebase", "check_proof", "open"]
+__all__ = ["MoveValue", "Position", "Probe", "TableSummary", "Tablebase", "check_proof", "find_repetition", "open"]
 
 
 def __getattr__(name: str) -> Any:

@@ -302,7 +302,7 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
 @cycle.command("smallholder", epilog="""\b
 Example:
     tablebase cycle smallholder --board hex3 --rules territory=hull,capture=piecewise
-    tablebase cycle smallholder --board limping3 --ruleset nibbler --games 5000 --json
+    tablebase cycle smallholder --board limping3 --games 2000 --plies 14 --slack 3 --json
     tablebase cycle smallholder 'BWBB/WBWWW/WBBBWB/.BB.B.B/WB..WB/WBW.B/BWWW W'""")
 @click.argument("position", required=False)
 @_board_option

@@ -42,8 +42,9 @@ DEFAULT_PLIES = 12
 DEFAULT_SLACK = 2
 #: Distinct positions a ply of `find_cycle` keeps, by default.
 DEFAULT_CAP = 50_000
-#: Random games `search_repetition` plays, by default (seconds on `limping3`).
-DEFAULT_GAMES = 1000
+#: Random games `search_repetition` plays, by default (seconds on `limping3`, under a minute on
+#: `hex4` when none is found).
+DEFAULT_GAMES = 200
 #: Plies of a random game before its positions are searched from, by default.
 DEFAULT_MIN_PLY = 6
 

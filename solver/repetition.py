@@ -158,7 +158,7 @@ def find_cycle(game: Smallholder, pos: Position, plies: int = DEFAULT_PLIES, sla
                 line = _line_to(parents, cells, ply, int(at))
                 # the symmetry mapping the earlier position onto the one reached
                 symmetry = _compose(game, _inverse(game, int(now_s)), int(earlier_s))
-                return line[:ply - back], _whole_cycle(game, line[ply - back:], symmetry)
+                return line[:ply - back], _whole_cycle(game, (em, ew), line[ply - back:], symmetry)
     return None
 
 
@@ -190,14 +190,18 @@ def _compose(game: Smallholder, outer: int, inner: int) -> int:
     return game.board.symmetries.index(tuple(then[first[c]] for c in range(len(first))))
 
 
-def _whole_cycle(game: Smallholder, line: tuple[int, ...], symmetry: int) -> tuple[int, ...]:
-    """``line`` (from a position to its image under ``symmetry``), then its images under
-    the powers of the symmetry until the cycle closes on the position itself."""
-    perm = game.board.symmetries[symmetry]
+def _whole_cycle(game: Smallholder, stones: tuple[int, int], line: tuple[int, ...],
+                 symmetry: int) -> tuple[int, ...]:
+    """``line`` (from the position of ``stones``, the mover's and the waiter's, to its
+    image under ``symmetry``), then its images under the powers of the symmetry until
+    the position itself comes back."""
+    board, perm = game.board, game.board.symmetries[symmetry]
     cycle, part = line, tuple(perm[c] for c in line)
-    while part != line:
+    reached = tuple(board.transform(mask, symmetry) for mask in stones)
+    while reached != stones:
         cycle += part
         part = tuple(perm[c] for c in part)
+        reached = tuple(board.transform(mask, symmetry) for mask in reached)
     return cycle
 
 

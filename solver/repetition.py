@@ -42,8 +42,8 @@ DEFAULT_PLIES = 12
 DEFAULT_SLACK = 2
 #: Distinct positions a ply of `find_cycle` keeps, by default.
 DEFAULT_CAP = 50_000
-#: Random games `search_repetition` plays, by default (seconds on `limping3`, under a minute on
-#: `hex4` when none is found).
+#: Random games `search_repetition` plays, by default (when none is found: seconds to a minute
+#: on `limping3`; on `hex4` about a minute, several under `groups=priority-create`).
 DEFAULT_GAMES = 200
 #: Plies of a random game before its positions are searched from, by default.
 DEFAULT_MIN_PLY = 6

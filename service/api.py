@@ -352,6 +352,10 @@ def find_repetition(position: str | None = None, *, board: str | None = None, ru
     reference rules engine, and none found proves nothing."""
     from tablebase.service.smallholder import rules_of
 
+    _whole("games", games, 1, repetition.MAX_GAMES)
+    _whole("plies", plies, 2, repetition.MAX_PLIES)
+    _whole("slack", slack, 0, repetition.MAX_SLACK)
+    _whole("seed", seed, 0)
     return repetition.find_repetition(board, rules_of(ruleset, rules), position, games, plies, slack, seed, progress)
 
 

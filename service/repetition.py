@@ -35,20 +35,13 @@ MAX_PLIES = 40
 MAX_SLACK = 10
 
 
-def _check_settings(games: int, plies: int, slack: int, seed: int) -> None:
-    for name, value, least, most in (("games", games, 1, MAX_GAMES), ("plies", plies, 2, MAX_PLIES),
-                                     ("slack", slack, 0, MAX_SLACK), ("seed", seed, 0, 2**63 - 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
-            raise ServiceError(f"{name} is a whole number from {least} to {most}: {value!r}")
-
-
 def find_repetition(board: str | None, rules: Rules, position: str | None = None, games: int = DEFAULT_GAMES,
                     plies: int = DEFAULT_PLIES, slack: int = DEFAULT_SLACK, seed: int = 0,
                     progress: Progress | None = None) -> dict[str, Any]:
     """Look for a repetition under ``rules``: from ``position`` (text; its board, or
     ``board``) if given, else in ``games`` random games on ``board``. The answer is the
-    JSON object of the module's text."""
-    _check_settings(games, plies, slack, seed)
+    JSON object of the module's text. The settings are whole numbers within the MAX_
+    bounds (the interfaces check them)."""
     game, pos = read(position, board, rules)
     if game.board.size > MAX_MASK_CELLS:
         raise ServiceError(f"{game.board.name} has {game.board.size} cells; the search for repetitions runs on the "
@@ -73,4 +66,3 @@ def _lines(game: Any, start: Position, found: Repetition | None) -> dict[str, An
         return {"from": game.format(start), "moves_to_position": None, "position": None, "cycle": None}
     return {"from": game.format(found.start), "moves_to_position": [game.move_name(m) for m in found.lead],
             "position": game.format(found.position), "cycle": [game.move_name(m) for m in found.cycle]}
-

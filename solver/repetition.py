@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from tablebase.games.smallholder.board import Board, get_board
-from tablebase.games.smallholder.position import BLACK, WHITE, Position
+from tablebase.games.smallholder.position import Position
 from tablebase.games.smallholder.rules import Smallholder
 
 U64 = np.uint64
@@ -79,7 +79,7 @@ class _Shapes:
     random weight per orbit of cells under the board's symmetries, over the stones,
     by lookup tables of chunks of the bitboard. Two positions that are images of each
     other have equal hashes; unequal positions almost never do, and the few candidates
-    are compared exactly (`compiled.canonical_symmetry`)."""
+    are compared exactly (`_symmetry_onto`)."""
 
     CHUNK_BITS = 11
 
@@ -117,7 +117,7 @@ def find_cycle(game: Smallholder, pos: Position, plies: int = DEFAULT_PLIES, sla
     symmetric images, with the same side to move; a return to an image under a symmetry
     of order k, followed by its images under that symmetry, comes back to the position
     itself in k times as many plies, and that whole cycle is what is returned."""
-    from tablebase.games.smallholder.compiled import canonical_symmetry, expand, tables
+    from tablebase.games.smallholder.compiled import expand, tables
 
     t = tables(game.board, game.rules)
     shape = _shapes(game.board.name)
@@ -149,24 +149,20 @@ def find_cycle(game: Smallholder, pos: Position, plies: int = DEFAULT_PLIES, sla
                 continue
             am, aw = hashes[ply - back]
             for at in np.flatnonzero((am[ancestor] == hm) & (aw[ancestor] == hw)):
-                earlier = _line_to(parents, cells, ply - back, int(ancestor[at]))
-                em, ew = _after_moves(game, pos, earlier)
-                em_c, ew_c, earlier_s = canonical_symmetry(em, ew, t)
-                now_m, now_w, now_s = canonical_symmetry(movers[at], waiters[at], t)
-                if (em_c, ew_c) != (now_m, now_w):
+                earlier = _after(game, pos, _line_to(parents, cells, ply - back, int(ancestor[at])))
+                stones = (earlier.mover, earlier.waiter)
+                symmetry = _symmetry_onto(game, stones, (int(movers[at]), int(waiters[at])))
+                if symmetry is None:
                     continue  # the hashes met by chance
                 line = _line_to(parents, cells, ply, int(at))
-                # the symmetry mapping the earlier position onto the one reached
-                symmetry = _compose(game, _inverse(game, int(now_s)), int(earlier_s))
-                return line[:ply - back], _whole_cycle(game, (em, ew), line[ply - back:], symmetry)
+                return line[:ply - back], _whole_cycle(game, stones, line[ply - back:], symmetry)
     return None
 
 
-def _after_moves(game: Smallholder, pos: Position, moves: tuple[int, ...]) -> tuple[int, int]:
-    """The (mover, waiter) stones after ``moves`` from ``pos``."""
+def _after(game: Smallholder, pos: Position, moves: tuple[int, ...]) -> Position:
     for move in moves:
         pos = game.play(pos, move)
-    return pos.mover, pos.waiter
+    return pos
 
 
 def _line_to(parents: list[np.ndarray], cells: list[np.ndarray], ply: int, at: int) -> tuple[int, ...]:
@@ -178,16 +174,12 @@ def _line_to(parents: list[np.ndarray], cells: list[np.ndarray], ply: int, at: i
     return tuple(reversed(line))
 
 
-def _inverse(game: Smallholder, symmetry: int) -> int:
-    perm = game.board.symmetries[symmetry]
-    inverse = tuple(sorted(range(len(perm)), key=lambda c: perm[c]))
-    return game.board.symmetries.index(inverse)
-
-
-def _compose(game: Smallholder, outer: int, inner: int) -> int:
-    """The symmetry ``outer`` after ``inner``."""
-    first, then = game.board.symmetries[inner], game.board.symmetries[outer]
-    return game.board.symmetries.index(tuple(then[first[c]] for c in range(len(first))))
+def _symmetry_onto(game: Smallholder, stones: tuple[int, int], image: tuple[int, int]) -> int | None:
+    """A symmetry of the board mapping ``stones`` (mover's, waiter's) onto ``image``, or None."""
+    for symmetry in range(len(game.board.symmetries)):
+        if tuple(game.board.transform(mask, symmetry) for mask in stones) == image:
+            return symmetry
+    return None
 
 
 def _whole_cycle(game: Smallholder, stones: tuple[int, int], line: tuple[int, ...],
@@ -220,19 +212,21 @@ def confirm(game: Smallholder, repetition: Repetition) -> None:
         raise ValueError(f"the cycle ends in {game.format(pos)}, not back in {game.format(repetition.position)}")
 
 
+def _confirmed(game: Smallholder, start: Position, before: tuple[int, ...],
+               lines: tuple[tuple[int, ...], tuple[int, ...]]) -> Repetition:
+    """The `Repetition` of `find_cycle`'s ``lines`` from a position reached by ``before``
+    from ``start``, confirmed by the reference engine."""
+    lead, cycle = before + lines[0], lines[1]
+    found = Repetition(start, lead, _after(game, start, lead), cycle)
+    confirm(game, found)
+    return found
+
+
 def repetition_from(game: Smallholder, pos: Position, plies: int = DEFAULT_PLIES, slack: int = DEFAULT_SLACK,
                     cap: int = DEFAULT_CAP, seed: int = 0) -> Repetition | None:
     """`find_cycle` from ``pos``, as a `Repetition` confirmed by the reference engine."""
     lines = find_cycle(game, pos, plies, slack, cap, seed)
-    if lines is None:
-        return None
-    lead, cycle = lines
-    reached = pos
-    for move in lead:
-        reached = game.play(reached, move)
-    found = Repetition(pos, lead, reached, cycle)
-    confirm(game, found)
-    return found
+    return None if lines is None else _confirmed(game, pos, (), lines)
 
 
 def search_repetition(game: Smallholder, games: int = DEFAULT_GAMES, seed: int = 0, plies: int = DEFAULT_PLIES,
@@ -241,29 +235,19 @@ def search_repetition(game: Smallholder, games: int = DEFAULT_GAMES, seed: int =
     """Random games (seeded) and `find_cycle` from each of their positions after
     ``min_ply`` plies, until a repetition is found (confirmed by the reference engine) or
     ``games`` games are over. ``progress(games, positions)`` is called after each game."""
-    from tablebase.games.smallholder.compiled import expand, tables
-
-    t = tables(game.board, game.rules)
     rng = random.Random(seed)
     searched = 0
     for played in range(1, games + 1):
         pos = game.start()
         line: list[int] = []
-        while True:
-            _, cell, after_own, after_enemy = expand(np.array([U64(pos.mover)]), np.array([U64(pos.waiter)]), t)
-            if len(cell) == 0:
-                break
+        while moves := game.legal_moves(pos):
             if len(line) >= min_ply:
                 searched += 1
-                found = repetition_from(game, pos, plies, slack, cap, seed)
-                if found is not None:
-                    whole = Repetition(game.start(), tuple(line) + found.lead, found.position, found.cycle)
-                    confirm(game, whole)
-                    return RepetitionSearch(whole, played, searched)
-            k = rng.randrange(len(cell))
-            line.append(int(cell[k]))
-            own, enemy = int(after_own[k]), int(after_enemy[k])
-            pos = Position(own, enemy, WHITE) if pos.to_move == BLACK else Position(enemy, own, BLACK)
+                lines = find_cycle(game, pos, plies, slack, cap, seed)
+                if lines is not None:
+                    return RepetitionSearch(_confirmed(game, game.start(), tuple(line), lines), played, searched)
+            line.append(moves[rng.randrange(len(moves))])
+            pos = game.play(pos, line[-1])
         if progress is not None:
             progress(played, searched)
     return RepetitionSearch(None, games, searched)

@@ -472,11 +472,19 @@ class ExactSearch:
                   first_guess: int = 0) -> list[Outcome | None]:
         """The exact outcomes of ``positions`` for their side to move (None: unknown): a
         finished game is a loss in 0, the others are searched (`_scores`, from
-        ``first_guess``). With ``last_alone`` the last one is searched only once the others
-        are done."""
+        ``first_guess``), those with the fewest legal moves first. With ``last_alone`` the
+        last one is searched only once the others are done.
+
+        The order changes no answer, only the work: a move's MTD(f) starts from its
+        sibling's score, and a move that leaves the opponent few replies tends to win, so
+        the winning moves come together, then the losing ones, and fewer tests start on
+        the wrong side of a value (BENCHMARKS.md: 0.89x the time of nine 24-empty
+        ``hex4`` analyses)."""
         game = self.game
-        playing = [i for i, pos in enumerate(positions) if game.moves(pos)]
+        replies = [len(game.moves(pos)) for pos in positions]
+        playing = [i for i in range(len(positions)) if replies[i]]
         batches = [playing[:-1], playing[-1:]] if last_alone else [playing]
+        batches[0].sort(key=replies.__getitem__)
         outcomes: list[Outcome | None] = [Outcome(LOSS, 0)] * len(positions)
         for batch in batches:
             for i, score in zip(batch, self._scores([positions[i] for i in batch], first_guess)):

@@ -18,7 +18,7 @@ from playouts import playout_positions
 from tablebase.games.base import DRAW
 from tablebase.games.smallholder import RULESETS, Rules, Smallholder, all_rules
 from tablebase.solver.probe import Outcome
-from tablebase.solver.smallholder_exact import MTD_CREEP, Budget, ExactSearch, score_of_outcome
+from tablebase.solver.smallholder_exact import MTD_CREEP, Budget, ExactSearch, outcome_of_score, score_of_outcome
 from tablebase.solver.smallholder_search import ArrayLocalSearch
 from tablebase.solver.smallholder_solve import SolvedRuleset, solve_ruleset
 
@@ -159,21 +159,25 @@ def table_pv_reference(game: Smallholder, solved: SolvedRuleset):  # type: ignor
 
 @pytest.mark.slow
 def test_a_creeping_bound_is_settled_by_a_value_test() -> None:
-    """In this analysis (hex4 nibbler, 20 empty cells, one thread) the position after d2
-    (Black to move loses in 16) is searched from the score of its sibling after c3 (Black
-    wins in 17), with the table its siblings left: each "a win within r?" test failed
-    just one cycle of 8 plies lower, thousands of tests on the way down to a loss. After
-    `MTD_CREEP` failing tests in a row MTD(f) tests the value itself; same answers."""
+    """The moves of this position (hex4 nibbler, 20 empty cells, one thread) searched in
+    cell order, each from its sibling's score with the table its siblings left: the
+    position after d2 (Black to move loses in 16) is searched from the outcome after c3
+    (Black wins in 17), and each "a win within r?" test fails just one cycle of 8 plies
+    lower, thousands of tests on the way down to a loss. After `MTD_CREEP` failing tests
+    in a row MTD(f) tests the value itself; same answers."""
     game = Smallholder("hex4", "nibbler")
     pos = game.parse("WW../...B./W...WB/B.BB.WB/B...W./WW.../B.B. W")
     found = []
     for creep in (10**9, MTD_CREEP):
         search = ExactSearch(game, threads=1, mtd_creep=creep)
-        analysis = search.analyse(pos)
-        found.append((search.tests, analysis.outcome, analysis.moves))
-    (creeping, outcome, moves), (guarded, guarded_outcome, guarded_moves) = found
+        search._start(Budget(), None)  # one run over the moves in cell order, as `_outcomes` without its order
+        children = game.children(pos)
+        scores = search._scores([child for _, child in children])
+        found.append((search.tests, {game.move_name(move.cell): outcome_of_score(score)
+                                     for (move, _), score in zip(children, scores)}))
+    (creeping, outcomes), (guarded, guarded_outcomes) = found
     assert creeping > 1000 and guarded < 100
-    assert (guarded_outcome, guarded_moves) == (outcome, moves) and outcome == Outcome(1, 17)
+    assert guarded_outcomes == outcomes and outcomes["d2"] == Outcome(-1, 16) and outcomes["c3"] == Outcome(1, 17)
 
 
 @pytest.mark.parametrize("rules", [RULESETS["nibbler"], RULESETS["stymie"], CYCLIC[0]], ids=lambda r: r.name)
@@ -444,13 +448,13 @@ def test_short_search_uses_a_small_table() -> None:
     found = {empty_cells(game, p): p for p in playout_positions(game, random.Random(8), 30)}
     search = ExactSearch(game, table_bytes=1 << 30)
     assert search.analyse(found[10]).exact and search.table_rows() == FIRST_TABLE_ENTRIES
-    answer = search.analyse(found[18])
+    answer = search.analyse(found[20])
     assert answer.exact and FIRST_TABLE_ENTRIES < search.table_rows() < search.table_entries
     whole = ExactSearch(game, table_bytes=TABLE)
     while kernel.tt_grow(whole.tt):
         pass
     assert whole.table_rows() == whole.table_entries
-    for pos in (found[10], found[18]):
+    for pos in (found[10], found[20]):
         assert whole.analyse(pos).as_json()["moves"] == ExactSearch(game).analyse(pos).as_json()["moves"]
 
 
@@ -488,7 +492,7 @@ def test_a_probe_out_of_budget_keeps_the_moves_it_settled() -> None:
     answers "unknown", but gives the moves it settled first, best first, each exactly as
     the search without a budget has it; the others follow in cell order. One thread and a
     fresh table, so what the budget (counted in steps of 4,096 positions) settles is the
-    same on every run: here 5 of the 8 moves."""
+    same on every run: here 2 of the 8 moves."""
     from tablebase.service.probing import ProbeAnswers
     from tablebase.solver.smallholder_exact import search_lookup
 
@@ -504,8 +508,8 @@ def test_a_probe_out_of_budget_keeps_the_moves_it_settled() -> None:
     assert (full["value"], full["remoteness"]) == ("win", 7) and len(full["moves"]) == 8
     assert (cut["value"], cut["remoteness"], cut["pv"]) == ("unknown", None, [])
     settled = [m for m in cut["moves"] if m["value"] != "unknown"]
-    assert len(settled) == 5 and cut["moves"][:5] == settled  # the settled ones first
+    assert len(settled) == 2 and cut["moves"][:2] == settled  # the settled ones first
     assert settled == [m for m in full["moves"] if m["cell"] in {s["cell"] for s in settled}]  # exact, best first
-    rest = cut["moves"][5:]
+    rest = cut["moves"][2:]
     assert rest == [{"cell": m["cell"], "name": m["name"], "value": "unknown", "remoteness": None}
                     for m in sorted(full["moves"], key=lambda m: m["cell"]) if m not in settled]

@@ -120,6 +120,24 @@ db_option = click.option(
     "--db", "db_path", type=click.Path(dir_okay=False), default=DEFAULT_DB, envvar="TABLEBASE_DB",
     show_default=True, help="Tablebase file (also settable with the TABLEBASE_DB environment variable).")
 silent_option = click.option("-s", "--silent", is_flag=True, help="No progress output on stderr.")
+#: Seconds between two progress lines of a long run whose stderr is not a terminal.
+DEFAULT_LOG_EVERY = 30.0
+
+
+def _remember_log_every(ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    ctx.meta["tablebase.log_every"] = value
+    return value
+
+
+def long_run_options(command: Callable) -> Callable:
+    """-s/--silent and --log-every SECONDS: the progress options of a command that can run
+    for minutes or hours (`long_run_progress` reads --log-every)."""
+    command = click.option(
+        "--log-every", type=click.FloatRange(min=0.1), default=DEFAULT_LOG_EVERY, show_default=True,
+        metavar="SECONDS", expose_value=False, callback=_remember_log_every,
+        help="When stderr is not a terminal (a log file, a pipe), print a progress line at most every "
+             "SECONDS instead of the status line.")(command)
+    return silent_option(command)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per line).")
 
 
@@ -229,7 +247,7 @@ class ProgressLog:
     """Progress events as plain stderr lines, at most one per ``interval`` seconds (for a
     long run whose stderr is a file, where a rewritten status line would not show)."""
 
-    def __init__(self, interval: float = 30.0) -> None:
+    def __init__(self, interval: float = DEFAULT_LOG_EVERY) -> None:
         self.interval = interval
         self.last = -interval
 
@@ -242,11 +260,15 @@ class ProgressLog:
 
 def long_run_progress(silent: bool) -> Progress | None:
     """Progress of work that can take minutes or hours (solves, atlases, proofs, checks):
-    the status line on a terminal, otherwise a log line every 30 s, so that a run whose
-    stderr goes to a file still shows where it is (unless silenced)."""
+    the status line on a terminal, otherwise a log line every 30 s (the command's
+    --log-every, `long_run_options`), so that a run whose stderr goes to a file still
+    shows where it is (unless silenced)."""
     if silent:
         return None
-    return ProgressLine() if sys.stderr.isatty() else ProgressLog()
+    if sys.stderr.isatty():
+        return ProgressLine()
+    context = click.get_current_context(silent=True)
+    return ProgressLog(context.meta.get("tablebase.log_every", DEFAULT_LOG_EVERY) if context else DEFAULT_LOG_EVERY)
 
 
 def progress_printer(silent: bool) -> Progress | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    atlas, compare, db_option, json_option, long_run_progress, progress_printer, proof_arguments, proof_options,
+    atlas, compare, db_option, json_option, long_run_options, long_run_progress, progress_printer, proof_arguments, proof_options,
     proof_pairs, silent_option)
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
@@ -56,7 +56,7 @@ Example:
                    "(with several --board, FILE-BOARD.svg and FILE-BOARD-lengths.svg).")
 @proof_options(("Also put the first-player result of this weak solution (limping3 or hex4) on the --markdown "
                 "page", ""))
-@silent_option
+@long_run_options
 def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, as_json: bool,
                       markdown: str | None, svg: str | None, proofs: tuple[str, ...], journals: tuple[str, ...],
                       silent: bool) -> None:
@@ -137,7 +137,7 @@ Example:
               help="Variant, repeatable (default: all four, standard-no-compensation included).")
 @db_option
 @json_option
-@silent_option
+@long_run_options
 def atlas_sparro(variants: tuple[str, ...], db_path: str, as_json: bool, silent: bool) -> None:
     """The Sparro variants side by side, with the keys of the Smallholder atlas.
 

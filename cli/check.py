@@ -17,10 +17,10 @@ from tablebase.cli.app import (
     cluster_options,
     db_option,
     json_option,
+    long_run_options,
     long_run_progress,
     main,
     progress_printer,
-    silent_option,
 )
 from tablebase.service.files import open_store
 from tablebase.service.check import DEFAULT_SAMPLE, DEFAULT_SEARCH_BUDGET, check_database
@@ -75,7 +75,7 @@ Example:
 @cluster_options("--proof: re-solve the big leaves", ", one leaf each at a time",
                  "in-process, one leaf at a time on every core")
 @json_option
-@silent_option
+@long_run_options
 def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof_path: str | None,
           leaf_budget: int, leaf_check: str, journal_path: str | None, workers: int | None, scheduler: str | None,
           as_json: bool, silent: bool) -> None:

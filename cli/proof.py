@@ -9,7 +9,7 @@ import sys
 import click
 
 from tablebase.cli.app import (
-    cluster_options, db_option, json_option, long_run_progress, main, silent_option)
+    cluster_options, db_option, json_option, long_run_options, long_run_progress, main)
 from tablebase.service.files import check_writable, copy_store, open_store, write_text
 from tablebase.service.proof import export_proof, weak_solve_status, weak_solve_status_lines
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
@@ -44,7 +44,7 @@ Example:
 @cluster_options("Search the leaves' remoteness", ", one leaf each at a time",
                  "in-process, one leaf at a time on every core")
 @db_option
-@silent_option
+@long_run_options
 def export_smallholder(board: str, ruleset: str | None, spec: str | None, position: str | None,
                        output: str | None, workers: int | None, scheduler: str | None, db_path: str,
                        silent: bool) -> None:

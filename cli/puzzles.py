@@ -18,10 +18,10 @@ from tablebase.cli.app import (
     _Group,
     db_option,
     json_option,
+    long_run_options,
     long_run_progress,
     main,
     progress_printer,
-    silent_option,
     solve_option,
 )
 from tablebase.service.files import open_store, write_text
@@ -85,7 +85,7 @@ Example:
               help="Give up after sampling this many games.")
 @db_option
 @solve_option
-@silent_option
+@long_run_options
 @json_option
 def generate_command(game: str, variant: str, ruleset: str, board: str, count: int, seconds: float, nodes: int,
                      min_depth: int, max_depth: int, seed: int, max_games: int, db_path: str, solve: bool, silent: bool,

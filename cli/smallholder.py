@@ -10,7 +10,7 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE, SEED_RANGE, Seconds,
-    answer_positions, cluster_options, cycle, db_option, end_status_line, json_option, long_run_progress, moves, probe,
+    answer_positions, cluster_options, cycle, db_option, end_status_line, json_option, long_run_options, long_run_progress, moves, probe,
     probe_texts, progress_printer, pv_option, show, silent_option, solve)
 from tablebase.service.files import open_store, write_text
 from tablebase.render.text import moves_line, repetition_text
@@ -141,7 +141,7 @@ Example:
 @click.option("--all-rulesets", is_flag=True, help="Solve the five named rulesets.")
 @click.option("--all-combinations", is_flag=True, help="Solve all 120 option combinations.")
 @db_option
-@silent_option
+@long_run_options
 @json_option
 @click.option("--force", is_flag=True, help="Solve again even if the table is complete.")
 @click.option("--weak", is_flag=True,

@@ -11,13 +11,13 @@ from tablebase.cli.app import (
     answer_positions,
     db_option,
     json_option,
+    long_run_options,
     long_run_progress,
     moves,
     probe,
     probe_texts,
     pv_option,
     show,
-    silent_option,
     solve,
 )
 from tablebase.service.files import open_store, write_text
@@ -105,7 +105,7 @@ Example:
 @click.option("--variant", type=click.Choice(DESCRIPTION.named_variants + ("all",)), default="all", show_default=True,
               help="Variant to solve, or all three published ones (all: not standard-no-compensation).")
 @db_option
-@silent_option
+@long_run_options
 @json_option
 @click.option("--force", is_flag=True, help="Solve again even if the table is complete.")
 def solve_sparro(variant: str, db_path: str, silent: bool, as_json: bool, force: bool) -> None:

@@ -9,7 +9,7 @@ from contextlib import nullcontext
 import click
 
 from tablebase.cli.app import (
-    db_option, json_option, long_run_progress, main, proof_arguments, proof_options, proof_pairs, silent_option,
+    db_option, json_option, long_run_options, long_run_progress, main, proof_arguments, proof_options, proof_pairs,
     solve_option)
 from tablebase.service.files import check_writable, open_store, write_text
 from tablebase.render.markdown import claims_markdown
@@ -49,7 +49,7 @@ Example:
 @click.option("--markdown", "markdown", type=click.Path(),
               help="Also write the report as Markdown to this file.")
 @solve_option
-@silent_option
+@long_run_options
 def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: tuple[str, ...],
            journals: tuple[str, ...], db_path: str, as_json: bool, markdown: str | None, solve: bool,
            silent: bool) -> None:

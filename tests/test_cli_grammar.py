@@ -11,7 +11,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from tablebase.cli.app import ProgressLine, answer_positions, end_status_line, proof_arguments, proof_pairs
+from tablebase.cli.app import (
+    ProgressLine, answer_positions, end_status_line, long_run_options, long_run_progress, proof_arguments, proof_pairs)
 from tablebase.cli.main import main
 from tablebase.service.progress import ProgressEvent
 
@@ -200,3 +201,27 @@ def test_a_searched_probe_that_proves_everything_adds_no_note(tmp_path: Path) ->
     proved = run("probe", "smallholder", "--board", "limping2", "--search", "--db", str(tmp_path / "none.sqlite"))
     assert proved.exit_code == 0, proved.output
     assert "unknown" not in proved.stdout and " to move, win in " in proved.stdout and proved.stderr == ""
+
+
+def test_log_every_sets_how_often_a_long_run_logs() -> None:
+    """A long run whose stderr is not a terminal logs a line at most every --log-every
+    seconds (30 by default); -s silences it."""
+    @click.command()
+    @long_run_options
+    def command(silent: bool) -> None:
+        progress = long_run_progress(silent)
+        click.echo("silent" if progress is None else f"{progress.interval}")
+
+    assert CliRunner().invoke(command, ["--log-every", "2.5"]).stdout == "2.5\n"
+    assert CliRunner().invoke(command, []).stdout == "30.0\n"
+    assert CliRunner().invoke(command, ["-s", "--log-every", "2"]).stdout == "silent\n"
+    refused = CliRunner().invoke(command, ["--log-every", "0"])
+    assert refused.exit_code == 2 and "--log-every" in refused.output
+
+
+@pytest.mark.parametrize("path", [("solve", "smallholder"), ("solve", "sparro"), ("atlas", "smallholder"),
+                                  ("atlas", "sparro"), ("check",), ("verify",), ("proof", "export", "smallholder"),
+                                  ("puzzles", "generate")])
+def test_every_long_run_takes_log_every(path: tuple[str, ...]) -> None:
+    result = run(*path, "--help")
+    assert result.exit_code == 0 and "--log-every SECONDS" in result.stdout, result.output

@@ -27,7 +27,7 @@ import time
 
 from tablebase.games.smallholder import Smallholder
 from tablebase.solver.probe import VALUE_NAMES
-from tablebase.solver.smallholder_exact import DEFAULT_THREADS, Budget, ExactSearch
+from tablebase.solver.smallholder_exact import DEFAULT_TABLE_BYTES, DEFAULT_THREADS, Budget, ExactSearch
 
 
 def empty_cells(game: Smallholder, pos) -> int:
@@ -62,7 +62,9 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=None,
                         help="also a node budget per position (comparable across machine loads)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--table-mb", type=int, default=512)
+    parser.add_argument("--table-mb", type=int, default=DEFAULT_TABLE_BYTES >> 20,
+                        help="size limit of each analysis's table in MB (default: the search's own, as a probe "
+                             "gets it; runs before 2026-12-07 used 512 by default)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="threads of each analysis")
     parser.add_argument("--value", action="store_true",
                         help="the value alone (ExactSearch.value, as the weak solve's value leaves: every "
@@ -77,7 +79,7 @@ def main() -> None:
     game = Smallholder(args.board, args.rules)
     ExactSearch(game, table_bytes=1 << 20).solve(game.start(), Budget(nodes=1))  # compile / load cache
     print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "load": os.getloadavg(),
-                      "board": args.board, "rules": args.rules, "value_only": args.value, "position_only": args.solve, "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
+                      "board": args.board, "rules": args.rules, "value_only": args.value, "position_only": args.solve, "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes, "table_mb": args.table_mb,
                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}), flush=True)
     for token in args.buckets.split(","):
         empty = None if token == "start" else int(token)

@@ -79,7 +79,9 @@ def main() -> None:
     game = Smallholder(args.board, args.rules)
     ExactSearch(game, table_bytes=1 << 20).solve(game.start(), Budget(nodes=1))  # compile / load cache
     print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "load": os.getloadavg(),
-                      "board": args.board, "rules": args.rules, "value_only": args.value, "position_only": args.solve, "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes, "table_mb": args.table_mb,
+                      "board": args.board, "rules": args.rules, "value_only": args.value, "position_only": args.solve,
+                      "threads": args.threads, "seconds_budget": args.seconds, "nodes_budget": args.nodes,
+                      "table_mb": args.table_mb,
                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}), flush=True)
     for token in args.buckets.split(","):
         empty = None if token == "start" else int(token)

@@ -122,10 +122,12 @@ db_option = click.option(
 silent_option = click.option("-s", "--silent", is_flag=True, help="No progress output on stderr.")
 #: Seconds between two progress lines of a long run whose stderr is not a terminal.
 DEFAULT_LOG_EVERY = 30.0
+#: Where a command's --log-every waits in click's context for `long_run_progress`.
+_LOG_EVERY = "tablebase.log_every"
 
 
 def _remember_log_every(ctx: click.Context, _param: click.Parameter, value: float) -> float:
-    ctx.meta["tablebase.log_every"] = value
+    ctx.meta[_LOG_EVERY] = value
     return value
 
 
@@ -268,7 +270,8 @@ def long_run_progress(silent: bool) -> Progress | None:
     if sys.stderr.isatty():
         return ProgressLine()
     context = click.get_current_context(silent=True)
-    return ProgressLog(context.meta.get("tablebase.log_every", DEFAULT_LOG_EVERY) if context else DEFAULT_LOG_EVERY)
+    interval = context.meta.get(_LOG_EVERY, DEFAULT_LOG_EVERY) if context else DEFAULT_LOG_EVERY
+    return ProgressLog(interval)
 
 
 def progress_printer(silent: bool) -> Progress | None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from tablebase.cli.app import (
-    atlas, compare, db_option, json_option, long_run_options, long_run_progress, progress_printer, proof_arguments, proof_options,
-    proof_pairs, silent_option)
+    atlas, compare, db_option, json_option, long_run_options, long_run_progress, progress_printer, proof_arguments,
+    proof_options, proof_pairs, silent_option)
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (

@@ -10,8 +10,8 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE, SEED_RANGE, Seconds,
-    answer_positions, cluster_options, cycle, db_option, end_status_line, json_option, long_run_options, long_run_progress, moves, probe,
-    probe_texts, progress_printer, pv_option, show, silent_option, solve)
+    answer_positions, cluster_options, cycle, db_option, end_status_line, json_option, long_run_options,
+    long_run_progress, moves, probe, probe_texts, progress_printer, pv_option, show, silent_option, solve)
 from tablebase.service.files import open_store, write_text
 from tablebase.render.text import moves_line, repetition_text
 from tablebase.service.tables import solve_json

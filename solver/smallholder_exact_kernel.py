@@ -453,7 +453,12 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
     order = order_buf[ply]
     work = work_buf[ply]
     # raw children: ws[i] the stones of the side that moved, ms[i] the opponent's after capture
-    count = compiled.children_knowing(mover, waiter, waiter_held, t, work, cells, ws, ms)
+    if ply >= 2:
+        # the mover's groups as the grandparent's workspace holds them, where only the
+        # stone of its move has come since (found afresh otherwise: a capture between)
+        count = compiled.children_from(mover, waiter, waiter_held, t, work, work_buf[ply - 2], cells, ws, ms)
+    else:
+        count = compiled.children_knowing(mover, waiter, waiter_held, t, work, cells, ws, ms)
     if count == 0:
         if use_table:
             tt_store(tt, mover, waiter, -WIN_SCORE, -WIN_SCORE, -1, 0, state)

@@ -102,6 +102,39 @@ def test_move_generation_given_the_enemy_holdings(board: str, rules: Rules) -> N
 
 
 @pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("rules", QUICK, ids=lambda r: r.name)
+def test_move_generation_from_the_groups_two_plies_up(board: str, rules: Rules) -> None:
+    """The search hands each position the mover's groups as its grandparent found them
+    (`children_from`): the same children and holdings after each move as found afresh,
+    whether the move between captured some of the mover's stones (the groups are then
+    found again), or the earlier workspace is of another position altogether (the next
+    game's first positions, random boards)."""
+    game = Smallholder(board, rules)
+    t = CompiledRules(board, rules).tables
+    rng = random.Random(f"{board} {rules.spec} two plies up")
+    size = compiled.WORKSPACE_SLOTS
+    positions = playout_positions(game, rng, 3) + arbitrary_positions(game, rng, 10)
+    inherited = 0
+    for up, pos in zip(positions, positions[2:]):
+        prev = np.zeros(size, np.uint64)
+        buffers = np.zeros(64, np.int64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+        compiled.children_knowing(np.uint64(up.mover), np.uint64(up.waiter), compiled.UNKNOWN_HELD, t, prev, *buffers)
+        held = np.uint64(game.holdings(pos, "W" if pos.to_move == "B" else "B"))
+        results = []
+        for call in (compiled.children_knowing, compiled.children_from):
+            w = np.zeros(size, np.uint64)
+            cells, own, enemy = np.zeros(64, np.int64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+            extra = (prev,) if call is compiled.children_from else ()
+            count = call(np.uint64(pos.mover), np.uint64(pos.waiter), held, t, w, *extra, cells, own, enemy)
+            results.append((cells[:count].tolist(), own[:count].tolist(), enemy[:count].tolist(),
+                            w[compiled.AFTER_HELD_SLOT:compiled.AFTER_HELD_SLOT + count].tolist()))
+        assert results[0] == results[1], (game.format(up), game.format(pos))
+        added = pos.mover & ~up.mover
+        inherited += not (up.mover & ~pos.mover) and added.bit_count() == 1
+    assert inherited > 10  # most positions of the games took their groups from two plies up
+
+
+@pytest.mark.parametrize("board", BOARDS)
 def test_symmetries_and_canonical_forms(board: str) -> None:
     game = Smallholder(board)
     fast = CompiledRules(board, "nibbler")

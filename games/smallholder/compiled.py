@@ -96,6 +96,13 @@ as (own, enemy) stones, the side to move's first:
     mover's first), given the enemy's holdings (``UNKNOWN_HELD``: work them out); the
     mover's holdings after the k-th move go to ``w[AFTER_HELD_SLOT + k]``: the holdings a
     child's own call needs as its enemy's.
+``children_from(own, enemy, enemy_held, t, w, prev, out_cells, out_own, out_enemy) -> int64``
+    `children_knowing`, taking the mover's groups from ``prev`` (the workspace of an
+    earlier call) where it holds those of ``own`` but one stone: the position two plies
+    up, when the move between took none of the mover's stones. The groups there next to
+    the new stone merge with it and the others are copied, instead of all being found
+    again by flood fill; ``prev`` names the stones it holds the groups of, so any other
+    workspace (or the same position's) is simply not used.
 ``legal_knowing(own, enemy, enemy_held, t, w) -> uint64``
     `legal_moves` the same way.
 ``neighbours(stones, nbr) -> uint64``
@@ -122,7 +129,7 @@ from tablebase.games.smallholder.position import BLACK, WHITE, Position
 __all__ = [
     "AFTER_HELD_SLOT", "MAX_CELLS", "MAX_KEY_CELLS", "UNKNOWN_HELD", "WORKSPACE_SLOTS", "CompiledRules", "Tables",
     "canonical", "canonical_key", "canonical_keys", "canonical_symmetry", "captured", "children",
-    "children_knowing", "expand", "expand_keys", "f64_at", "group_holdings", "groups", "holdings", "i64_at",
+    "children_from", "children_knowing", "expand", "expand_keys", "f64_at", "group_holdings", "groups", "holdings", "i64_at",
     "is_terminal", "legal_knowing", "legal_moves", "legal_of_keys", "lowest_cell", "neighbours", "pack_key",
     "play", "playable", "popcount", "tables", "tables_at", "tables_by_address", "terminal_value", "transform",
     "u64_at", "unpack_key",
@@ -365,6 +372,19 @@ def _sight_of(group, sight, out6, at):  # type: ignore[no-untyped-def]
     out6[at], out6[at + 1], out6[at + 2], out6[at + 3], out6[at + 4], out6[at + 5] = s0, s1, s2, s3, s4, s5
 
 
+@njit(cache=True, inline="always")
+def _cell_sight(cell, sight):  # type: ignore[no-untyped-def]
+    """The six sight masks of a stone at ``cell`` (``sight`` is ``t.sight``)."""
+    return sight[0, cell], sight[1, cell], sight[2, cell], sight[3, cell], sight[4, cell], sight[5, cell]
+
+
+@njit(cache=True, inline="always")
+def _joined_sight(s0, s1, s2, s3, s4, s5, w, at):  # type: ignore[no-untyped-def]
+    """Six sight masks joined with the six at ``w[at:at + 6]`` (a group merging into
+    another, kept in locals as in `_sight_of`)."""
+    return s0 | w[at], s1 | w[at + 1], s2 | w[at + 2], s3 | w[at + 3], s4 | w[at + 4], s5 | w[at + 5]
+
+
 @njit(cache=True)
 def groups(stones, t, out):  # type: ignore[no-untyped-def]
     stones = U64(stones)
@@ -423,7 +443,10 @@ _W_ENEMY = 128 + 6 * 64
 _W_SIGHT6 = _W_ENEMY + 64
 AFTER_HELD_SLOT = _W_SIGHT6 + 6
 _W_BORDER = AFTER_HELD_SLOT + 64
-WORKSPACE_SLOTS = _W_BORDER + 64
+#: the stones whose groups the workspace holds, and how many groups (`_own_groups_from`)
+_W_STONES = _W_BORDER + 64
+_W_COUNT = _W_STONES + 1
+WORKSPACE_SLOTS = _W_COUNT + 1
 
 
 #: The enemy's holdings given to `_analyse_knowing` as unknown: they are worked out (a
@@ -444,9 +467,30 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
     """`_analyse` given the enemy's holdings (``UNKNOWN_HELD``: work them out). With them
     given, the enemy's groups are found only when a capture needs them (groupwise); under
     piecewise capture they are not looked for and the count returned is 0."""
+    enemy_held, enemy_count = _enemy_side(enemy, enemy_held, t, w)
+    own_count = _own_groups_fresh(own, t, w)
+    return _analyse_groups(own, enemy, enemy_held, enemy_count, own_count, t, w)
+
+
+@njit(cache=True, inline="always")
+def _analyse_from(own, enemy, enemy_held, t, w, prev):  # type: ignore[no-untyped-def]
+    """`_analyse_knowing`, taking the mover's groups from the workspace ``prev`` (another
+    than ``w``) where it holds those of ``own`` but one stone (the position two plies
+    before, when the move between took none of the mover's stones)."""
+    enemy_held, enemy_count = _enemy_side(enemy, enemy_held, t, w)
+    before = prev[_W_STONES]
+    added = own & ~before
+    if before & ~own or added == _ZERO or added & (added - _ONE):
+        own_count = _own_groups_fresh(own, t, w)
+    else:
+        own_count = _own_groups_from(prev, np.int64(_cttz(added)), t, w)
+    return _analyse_groups(own, enemy, enemy_held, enemy_count, own_count, t, w)
+
+
+@njit(cache=True, inline="always")
+def _enemy_side(enemy, enemy_held, t, w):  # type: ignore[no-untyped-def]
+    """(the enemy's holdings, how many enemy groups are in ``w``) for `_analyse_knowing`."""
     nbr = t.nbr
-    empty = t.full & ~(own | enemy)
-    # the enemy's groups and holdings
     enemy_count = 0
     unknown = enemy_held == UNKNOWN_HELD
     if unknown:
@@ -461,15 +505,15 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
             if unknown:
                 _sight_of(group, t.sight, w, _W_SIGHT6)
                 enemy_held |= _held_by_sight(w, _W_SIGHT6, t.pairs)
-    own_near = neighbours(own, nbr)
-    play_ok = empty & ~enemy_held
-    if t.reentry:
-        play_ok |= empty & own_near
-    # the mover's groups: sizes, liveness, the smallest (m or m' of docs/smallholder.md, The option axes)
+    return enemy_held, enemy_count
+
+
+@njit(cache=True, inline="always")
+def _own_groups_fresh(own, t, w):  # type: ignore[no-untyped-def]
+    """The groups of ``own`` into ``w`` (stones, six sight masks, holdings, the cells next
+    to each), found by flood fill; returns how many."""
+    nbr = t.nbr
     own_count = 0
-    live_count = 0
-    smallest_all = 1 << 30
-    smallest_live = 1 << 30
     rest = own
     while rest:
         group = _group_at(rest & (~rest + _ONE), rest, nbr)
@@ -478,15 +522,68 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
         w[_W_OWN + k] = group
         base = _W_SIGHT + 6 * k
         _sight_of(group, t.sight, w, base)
-        held = _held_by_sight(w, base, t.pairs)
-        w[_W_HELD + k] = held
+        w[_W_HELD + k] = _held_by_sight(w, base, t.pairs)
+        w[_W_BORDER + k] = neighbours(group, nbr) & ~group
         own_count += 1
-        size = np.int64(_ctpop(group))
+    w[_W_STONES] = own
+    w[_W_COUNT] = U64(own_count)
+    return own_count
+
+
+@njit(cache=True, inline="always")
+def _own_groups_from(prev, cell, t, w):  # type: ignore[no-untyped-def]
+    """`_own_groups_fresh` of the stones ``prev`` holds the groups of plus a stone at
+    ``cell``: the groups next to it merge with it, the others are copied."""
+    near = t.nbr[cell]
+    s0, s1, s2, s3, s4, s5 = _cell_sight(cell, t.sight)
+    merged = _ONE << U64(cell)
+    border = near
+    count = 0
+    for k in range(np.int64(prev[_W_COUNT])):
+        group = prev[_W_OWN + k]
+        base = _W_SIGHT + 6 * k
+        if group & near:
+            merged |= group
+            border |= prev[_W_BORDER + k]
+            s0, s1, s2, s3, s4, s5 = _joined_sight(s0, s1, s2, s3, s4, s5, prev, base)
+        else:
+            at = _W_SIGHT + 6 * count
+            w[_W_OWN + count] = group
+            w[at], w[at + 1], w[at + 2] = prev[base], prev[base + 1], prev[base + 2]
+            w[at + 3], w[at + 4], w[at + 5] = prev[base + 3], prev[base + 4], prev[base + 5]
+            w[_W_HELD + count] = prev[_W_HELD + k]
+            w[_W_BORDER + count] = prev[_W_BORDER + k]
+            count += 1
+    at = _W_SIGHT + 6 * count
+    w[_W_OWN + count] = merged
+    w[at], w[at + 1], w[at + 2], w[at + 3], w[at + 4], w[at + 5] = s0, s1, s2, s3, s4, s5
+    w[_W_HELD + count] = _held_by_sight(w, at, t.pairs)
+    w[_W_BORDER + count] = border & ~merged
+    count += 1
+    w[_W_STONES] = prev[_W_STONES] | (_ONE << U64(cell))
+    w[_W_COUNT] = U64(count)
+    return count
+
+
+@njit(cache=True, inline="always")
+def _analyse_groups(own, enemy, enemy_held, enemy_count, own_count, t, w):  # type: ignore[no-untyped-def]
+    """The rest of `_analyse_knowing` once the mover's groups are in ``w``."""
+    empty = t.full & ~(own | enemy)
+    own_near = _ZERO  # the cells next to the mover's stones, as far as they are empty
+    for k in range(own_count):
+        own_near |= w[_W_BORDER + k]
+    play_ok = empty & ~enemy_held
+    if t.reentry:
+        play_ok |= empty & own_near
+    # the mover's groups: sizes, liveness, the smallest (m or m' of docs/smallholder.md, The option axes)
+    live_count = 0
+    smallest_all = 1 << 30
+    smallest_live = 1 << 30
+    for k in range(own_count):
+        size = np.int64(_ctpop(w[_W_OWN + k]))
         if size < smallest_all:
             smallest_all = size
-        border = neighbours(group, nbr) & ~group
-        w[_W_BORDER + k] = border
-        if border & play_ok:
+        if w[_W_BORDER + k] & play_ok:
             live_count += 1
             if size < smallest_live:
                 smallest_live = size
@@ -533,18 +630,11 @@ def _capture_and_holdings(own, enemy, cell, t, w, own_count, enemy_count):  # ty
     after `_analyse` filled ``w``."""
     near = t.nbr[cell]
     # the merged group's six sight masks, in locals until stored (as in `_sight_of`)
-    s0, s1, s2 = t.sight[0, cell], t.sight[1, cell], t.sight[2, cell]
-    s3, s4, s5 = t.sight[3, cell], t.sight[4, cell], t.sight[5, cell]
+    s0, s1, s2, s3, s4, s5 = _cell_sight(cell, t.sight)
     held = _ZERO
     for k in range(own_count):
         if w[_W_OWN + k] & near:
-            base = _W_SIGHT + 6 * k
-            s0 |= w[base]
-            s1 |= w[base + 1]
-            s2 |= w[base + 2]
-            s3 |= w[base + 3]
-            s4 |= w[base + 4]
-            s5 |= w[base + 5]
+            s0, s1, s2, s3, s4, s5 = _joined_sight(s0, s1, s2, s3, s4, s5, w, _W_SIGHT + 6 * k)
         else:
             held |= w[_W_HELD + k]
     w[_W_SIGHT6], w[_W_SIGHT6 + 1], w[_W_SIGHT6 + 2] = s0, s1, s2
@@ -604,6 +694,14 @@ def children_knowing(own, enemy, enemy_held, t, w, out_cells, out_own, out_enemy
     """`_children_into` given the enemy's holdings (``UNKNOWN_HELD``: work them out): the
     parent's ``w[AFTER_HELD_SLOT + i]`` are its children's."""
     legal, extensions, own_count, enemy_count = _analyse_knowing(own, enemy, enemy_held, t, w)
+    return _children_analysed(own, enemy, legal, extensions, own_count, enemy_count, t, w, out_cells, out_own,
+                              out_enemy)
+
+
+@njit(cache=True, inline="always")
+def _children_analysed(own, enemy, legal, extensions, own_count, enemy_count, t, w, out_cells, out_own,
+                       out_enemy):  # type: ignore[no-untyped-def]
+    """The children of a position `_analyse_knowing` has filled ``w`` with."""
     held_before = _ZERO
     for k in range(own_count):
         held_before |= w[_W_HELD + k]
@@ -623,6 +721,15 @@ def children_knowing(own, enemy, enemy_held, t, w, out_cells, out_own, out_enemy
         w[AFTER_HELD_SLOT + count] = held
         count += 1
     return count
+
+
+@njit(cache=True, inline="always")
+def children_from(own, enemy, enemy_held, t, w, prev, out_cells, out_own, out_enemy):  # type: ignore[no-untyped-def]
+    """`children_knowing`, the mover's groups taken from the workspace ``prev`` where it
+    can (`_analyse_from`)."""
+    legal, extensions, own_count, enemy_count = _analyse_from(own, enemy, enemy_held, t, w, prev)
+    return _children_analysed(own, enemy, legal, extensions, own_count, enemy_count, t, w, out_cells, out_own,
+                              out_enemy)
 
 
 @njit(cache=True)

@@ -102,7 +102,8 @@ as (own, enemy) stones, the side to move's first:
     up, when the move between took none of the mover's stones. The groups there next to
     the new stone merge with it and the others are copied, instead of all being found
     again by flood fill; ``prev`` names the stones it holds the groups of, so any other
-    workspace (or the same position's) is simply not used.
+    workspace (or the same position's) is simply not used. ``prev`` is not ``w`` and was
+    zeroed or filled by an earlier call.
 ``legal_knowing(own, enemy, enemy_held, t, w) -> uint64``
     `legal_moves` the same way.
 ``neighbours(stones, nbr) -> uint64``
@@ -129,8 +130,8 @@ from tablebase.games.smallholder.position import BLACK, WHITE, Position
 __all__ = [
     "AFTER_HELD_SLOT", "MAX_CELLS", "MAX_KEY_CELLS", "UNKNOWN_HELD", "WORKSPACE_SLOTS", "CompiledRules", "Tables",
     "canonical", "canonical_key", "canonical_keys", "canonical_symmetry", "captured", "children",
-    "children_from", "children_knowing", "expand", "expand_keys", "f64_at", "group_holdings", "groups", "holdings", "i64_at",
-    "is_terminal", "legal_knowing", "legal_moves", "legal_of_keys", "lowest_cell", "neighbours", "pack_key",
+    "children_from", "children_knowing", "expand", "expand_keys", "f64_at", "group_holdings", "groups", "holdings",
+    "i64_at", "is_terminal", "legal_knowing", "legal_moves", "legal_of_keys", "lowest_cell", "neighbours", "pack_key",
     "play", "playable", "popcount", "tables", "tables_at", "tables_by_address", "terminal_value", "transform",
     "u64_at", "unpack_key",
 ]
@@ -474,9 +475,9 @@ def _analyse_knowing(own, enemy, enemy_held, t, w):  # type: ignore[no-untyped-d
 
 @njit(cache=True, inline="always")
 def _analyse_from(own, enemy, enemy_held, t, w, prev):  # type: ignore[no-untyped-def]
-    """`_analyse_knowing`, taking the mover's groups from the workspace ``prev`` (another
-    than ``w``) where it holds those of ``own`` but one stone (the position two plies
-    before, when the move between took none of the mover's stones)."""
+    """`_analyse_knowing`, taking the mover's groups from the workspace ``prev`` (not ``w``
+    itself) where it holds those of ``own`` but one stone (the position two plies before,
+    when the move between took none of the mover's stones)."""
     enemy_held, enemy_count = _enemy_side(enemy, enemy_held, t, w)
     before = prev[_W_STONES]
     added = own & ~before

@@ -101,19 +101,14 @@ def test_move_generation_given_the_enemy_holdings(board: str, rules: Rules) -> N
             assert held_after == game.holdings(game.play(pos, cell), pos.to_move), (game.format(pos), cell)
 
 
-@pytest.mark.parametrize("board", BOARDS)
-@pytest.mark.parametrize("rules", QUICK, ids=lambda r: r.name)
-def test_move_generation_from_the_groups_two_plies_up(board: str, rules: Rules) -> None:
-    """The search hands each position the mover's groups as its grandparent found them
-    (`children_from`): the same children and holdings after each move as found afresh,
-    whether the move between captured some of the mover's stones (the groups are then
-    found again), or the earlier workspace is of another position altogether (the next
-    game's first positions, random boards)."""
+def check_children_from(board: str, rules: Rules, games: int, arbitrary: int) -> None:
+    """`children_from` against `children_knowing` on each position and the one two
+    before it in ``games`` playouts and ``arbitrary`` random boards."""
     game = Smallholder(board, rules)
     t = CompiledRules(board, rules).tables
     rng = random.Random(f"{board} {rules.spec} two plies up")
     size = compiled.WORKSPACE_SLOTS
-    positions = playout_positions(game, rng, 3) + arbitrary_positions(game, rng, 10)
+    positions = playout_positions(game, rng, games) + arbitrary_positions(game, rng, arbitrary)
     inherited = 0
     for up, pos in zip(positions, positions[2:]):
         prev = np.zeros(size, np.uint64)
@@ -132,6 +127,24 @@ def test_move_generation_from_the_groups_two_plies_up(board: str, rules: Rules) 
         added = pos.mover & ~up.mover
         inherited += not (up.mover & ~pos.mover) and added.bit_count() == 1
     assert inherited > 10  # most positions of the games took their groups from two plies up
+
+
+@pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("rules", QUICK, ids=lambda r: r.name)
+def test_move_generation_from_the_groups_two_plies_up(board: str, rules: Rules) -> None:
+    """The search hands each position the mover's groups as its grandparent found them
+    (`children_from`): the same children and holdings after each move as found afresh,
+    whether the move between captured some of the mover's stones (the groups are then
+    found again), or the earlier workspace is of another position altogether (the next
+    game's first positions, random boards)."""
+    check_children_from(board, rules, games=3, arbitrary=10)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
+def test_move_generation_from_the_groups_two_plies_up_everywhere(board: str, rules: Rules) -> None:
+    check_children_from(board, rules, games=3, arbitrary=10)
 
 
 @pytest.mark.parametrize("board", BOARDS)

@@ -74,6 +74,18 @@ def test_moves_agree_with_the_engine_everywhere(board: str, rules: Rules) -> Non
     check_rules(board, rules, games=6, arbitrary=40)
 
 
+def generated(call, mover: int, waiter: int, held: np.uint64, t: compiled.Tables, *prev: np.ndarray,
+              w: np.ndarray | None = None) -> tuple[list[int], list[int], list[int], list[int]]:
+    """What a workspace move generation (`children_knowing`, or `children_from` given
+    ``prev``) makes of (mover, waiter): the cells, the mover's and the waiter's stones
+    after each move, the mover's holdings after it; in ``w`` or a fresh workspace."""
+    w = np.zeros(compiled.WORKSPACE_SLOTS, np.uint64) if w is None else w
+    cells, own, enemy = np.zeros(64, np.int64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+    count = call(np.uint64(mover), np.uint64(waiter), held, t, w, *prev, cells, own, enemy)
+    return (cells[:count].tolist(), own[:count].tolist(), enemy[:count].tolist(),
+            w[compiled.AFTER_HELD_SLOT:compiled.AFTER_HELD_SLOT + count].tolist())
+
+
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("rules", QUICK, ids=lambda r: r.name)
 def test_move_generation_given_the_enemy_holdings(board: str, rules: Rules) -> None:
@@ -83,17 +95,10 @@ def test_move_generation_given_the_enemy_holdings(board: str, rules: Rules) -> N
     game = Smallholder(board, rules)
     t = CompiledRules(board, rules).tables
     rng = random.Random(f"{board} {rules.spec} known")
-    size = compiled.WORKSPACE_SLOTS
     for pos in playout_positions(game, rng, 2) + arbitrary_positions(game, rng, 10):
-        mover, waiter = (pos.black, pos.white) if pos.to_move == "B" else (pos.white, pos.black)
         held = game.holdings(pos, "W" if pos.to_move == "B" else "B")
-        results = []
-        for given in (compiled.UNKNOWN_HELD, np.uint64(held)):
-            w = np.zeros(size, np.uint64)
-            cells, own, enemy = np.zeros(64, np.int64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
-            count = compiled.children_knowing(np.uint64(mover), np.uint64(waiter), given, t, w, cells, own, enemy)
-            results.append((cells[:count].tolist(), own[:count].tolist(), enemy[:count].tolist(),
-                            w[compiled.AFTER_HELD_SLOT:compiled.AFTER_HELD_SLOT + count].tolist()))
+        results = [generated(compiled.children_knowing, pos.mover, pos.waiter, given, t)
+                   for given in (compiled.UNKNOWN_HELD, np.uint64(held))]
         assert results[0] == results[1], game.format(pos)
         cells, _, _, after_held = results[1]
         assert cells == sorted(move.cell for move in game.moves(pos)), game.format(pos)
@@ -107,23 +112,15 @@ def check_children_from(board: str, rules: Rules, games: int, arbitrary: int) ->
     game = Smallholder(board, rules)
     t = CompiledRules(board, rules).tables
     rng = random.Random(f"{board} {rules.spec} two plies up")
-    size = compiled.WORKSPACE_SLOTS
     positions = playout_positions(game, rng, games) + arbitrary_positions(game, rng, arbitrary)
     inherited = 0
     for up, pos in zip(positions, positions[2:]):
-        prev = np.zeros(size, np.uint64)
-        buffers = np.zeros(64, np.int64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
-        compiled.children_knowing(np.uint64(up.mover), np.uint64(up.waiter), compiled.UNKNOWN_HELD, t, prev, *buffers)
+        prev = np.zeros(compiled.WORKSPACE_SLOTS, np.uint64)  # the groups of two plies up
+        generated(compiled.children_knowing, up.mover, up.waiter, compiled.UNKNOWN_HELD, t, w=prev)
         held = np.uint64(game.holdings(pos, "W" if pos.to_move == "B" else "B"))
-        results = []
-        for call in (compiled.children_knowing, compiled.children_from):
-            w = np.zeros(size, np.uint64)
-            cells, own, enemy = np.zeros(64, np.int64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
-            extra = (prev,) if call is compiled.children_from else ()
-            count = call(np.uint64(pos.mover), np.uint64(pos.waiter), held, t, w, *extra, cells, own, enemy)
-            results.append((cells[:count].tolist(), own[:count].tolist(), enemy[:count].tolist(),
-                            w[compiled.AFTER_HELD_SLOT:compiled.AFTER_HELD_SLOT + count].tolist()))
-        assert results[0] == results[1], (game.format(up), game.format(pos))
+        fresh = generated(compiled.children_knowing, pos.mover, pos.waiter, held, t)
+        assert generated(compiled.children_from, pos.mover, pos.waiter, held, t, prev) == fresh, \
+            (game.format(up), game.format(pos))
         added = pos.mover & ~up.mover
         inherited += not (up.mover & ~pos.mover) and added.bit_count() == 1
     assert inherited > 10  # most positions of the games took their groups from two plies up

@@ -385,6 +385,16 @@ def probe_texts(show_pv: bool, budget: int, seconds: float | None = None) -> Cal
     return text
 
 
+def bound_text(at_least: dict) -> str:
+    """What an unknown answer's ``at_least`` proves, as a clause ("" when it proves only
+    that a loss lasts some plies: a bound nobody asks for)."""
+    if at_least["value"] == "win":
+        return f"; a win in at most {at_least['remoteness']}"
+    if at_least["value"] == "draw":
+        return "; at least a draw"
+    return ""
+
+
 def probe_text(answer: dict, show_pv: bool = False) -> str:
     """One line per probed position: its value, then every move's, best first (and with
     ``show_pv`` the principal variation)."""
@@ -393,11 +403,9 @@ def probe_text(answer: dict, show_pv: bool = False) -> str:
         return item["value"] + ("" if item["remoteness"] is None else f"{joint}{item['remoteness']}")
 
     head = f"{answer['position']}: {answer['to_move']} to move, {value(answer, ' in ')}"
-    settled = sum(m["value"] != "unknown" for m in answer["moves"])
-    if answer["value"] == "unknown" and settled:  # a search that ran out after settling some moves
-        wins = [m["remoteness"] for m in answer["moves"] if m["value"] == "win"]
-        head += (f" ({settled} of the {len(answer['moves'])} moves settled"
-                 + (f"; a win in at most {min(wins)}" if wins else "") + ")")
+    if answer.get("at_least"):  # a search that ran out after settling some moves
+        settled = sum(m["value"] != "unknown" for m in answer["moves"])
+        head += f" ({settled} of the {len(answer['moves'])} moves settled{bound_text(answer['at_least'])})"
     moves_part = ", ".join(f"{m['name']} {value(m)}" for m in answer["moves"])
     line = head + (f"; moves: {moves_part}" if moves_part else "")
     if show_pv:

@@ -272,13 +272,15 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     --search forces it. The search is exact (draws from cycles included) and stops at
     --time seconds or --budget positions, answering 'unknown' (the text output adds a
     note on stderr naming the bounds); the moves it settled by then come first, with
-    their exact value and remoteness, the others read 'unknown'. Progress goes to
-    stderr. What it proves is kept in the --db file when that exists and can be
+    their exact value and remoteness, the others read 'unknown', and "at_least" says
+    what they prove (the best of them: a win in at most N plies, at least a draw; null
+    when none is settled). Progress goes to stderr. What it proves is kept in the --db file when that exists and can be
     written, and later searches start from it. Default POSITION: the empty --board
     (default hex4). --pv adds the principal variation to the text (a drawn line stops
     where it repeats). JSON: {"position", "to_move", "rules", "source"
     ("table" or "search"), "value", "remoteness", "moves": [{"cell", "name", "value",
-    "remoteness"}], "pv": [names]}.
+    "remoteness"}], "pv": [names]}, and "at_least": {"value", "remoteness"} or null
+    when "value" is "unknown".
     """
     rules = rules_of(ruleset, spec)
     text = position if position is not None else _empty_board(board, rules)

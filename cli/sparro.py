@@ -158,10 +158,12 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     the reason; with --allow-unreachable it is accepted, and answered by --search only
     (the tables hold the reachable positions). A search that runs out of its budget
     answers 'unknown' (remoteness null; the text output adds a note on stderr), the
-    moves it settled first, with their exact value and remoteness. --pv
+    moves it settled first, with their exact value and remoteness, and "at_least" what
+    they prove (the best of them; null when none is settled). --pv
     adds the principal variation (the moves to the end under perfect play) to the text.
     JSON: {"position", "to_move", "rules", "source" ("table" or "search"), "value",
-    "remoteness", "moves": [{"cell", "name", "value", "remoteness"}], "pv": [names]}.
+    "remoteness", "moves": [{"cell", "name", "value", "remoteness"}], "pv": [names]},
+    and "at_least": {"value", "remoteness"} or null when "value" is "unknown".
     """
     texts = probe_texts(show_pv, budget)
     if use_search:

@@ -31,7 +31,8 @@ from tablebase.service.probing import Lookups, ProbeAnswers
 from tablebase.service.verify import verify_claims
 from tablebase.solver.fairness import SMALLHOLDER_BOARDS, Claim
 
-__all__ = ["MoveValue", "Position", "Probe", "Tablebase", "TableSummary", "check_proof", "find_repetition", "open"]
+__all__ = ["LowerBound", "MoveValue", "Position", "Probe", "Tablebase", "TableSummary", "check_proof", "find_repetition",
+           "open"]
 
 @dataclass(frozen=True)
 class MoveValue:
@@ -84,7 +85,19 @@ def _position(game: str, engine: Any, pos: Any) -> Position:
 def _probe_of(position: Position, answer: dict[str, Any]) -> Probe:
     """The Probe of a probe JSON object (so that `Probe.to_dict` is that object)."""
     moves = [MoveValue(m["cell"], m["name"], m["value"], m["remoteness"]) for m in answer["moves"]]
-    return Probe(position, answer["value"], answer["remoteness"], answer["source"], moves, answer["pv"])
+    bound = answer.get("at_least")
+    at_least = None if bound is None else LowerBound(bound["value"], bound["remoteness"])
+    return Probe(position, answer["value"], answer["remoteness"], answer["source"], moves, answer["pv"], at_least)
+
+
+@dataclass(frozen=True)
+class LowerBound:
+    """What the settled moves of an unknown answer prove: the position is at least this
+    good for the side to move (``value`` "win" and ``remoteness`` 9: a win in at most 9
+    plies; "draw": at least a draw; "loss" and 12: any loss lasts at least 12 plies)."""
+
+    value: str
+    remoteness: int | None
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,8 @@ class Probe:
     source: str
     moves: list[MoveValue]
     pv: list[str]
+    #: for an "unknown" value, what its settled moves prove (None: nothing, or not unknown)
+    at_least: LowerBound | None = None
 
     @property
     def to_move(self) -> str:
@@ -109,10 +124,14 @@ class Probe:
 
     def to_dict(self) -> dict[str, Any]:
         """The object `tablebase probe ... --json` prints for this position."""
-        return {"position": self.position.text, "to_move": self.to_move, "rules": self.rules, "source": self.source,
-                "value": self.value, "remoteness": self.remoteness,
-                "moves": [{"cell": m.cell, "name": m.name, "value": m.value, "remoteness": m.remoteness}
-                          for m in self.moves], "pv": list(self.pv)}
+        answer = {"position": self.position.text, "to_move": self.to_move, "rules": self.rules, "source": self.source,
+                  "value": self.value, "remoteness": self.remoteness,
+                  "moves": [{"cell": m.cell, "name": m.name, "value": m.value, "remoteness": m.remoteness}
+                            for m in self.moves], "pv": list(self.pv)}
+        if self.value == "unknown":
+            answer["at_least"] = (None if self.at_least is None else
+                                  {"value": self.at_least.value, "remoteness": self.at_least.remoteness})
+        return answer
 
     def _repr_svg_(self) -> str:
         return self.position.svg()

@@ -156,8 +156,16 @@ def unknown_json(game: Game[P], pos: P, source: str = "search", settled: Sequenc
     """The probe answer of a position whose value is not known: the same shape, with
     ``"value": "unknown"`` and null remoteness, and no pv. The moves ``settled`` (a
     search that ran out of budget before it settled them all) come first, best first,
-    with their exact value and remoteness; the others follow, ``"unknown"``."""
+    with their exact value and remoteness; the others follow, ``"unknown"``.
+
+    One key more: ``"at_least"``, what the settled moves prove of the position, since the
+    side to move can always choose the best of them: that move's value and remoteness,
+    a lower bound in the tables' order of preference (quick wins, slow wins, draws, slow
+    losses, quick losses). ``{"value": "win", "remoteness": 9}`` proves the position a win
+    in at most 9 plies, ``{"value": "draw", ...}`` at least a draw; null when no move is
+    settled."""
     done = {m.cell for m in settled}
+    best = min(settled, key=lambda m: m.outcome.preference(), default=None)
     return {
         "position": game.format(pos),
         "to_move": game.to_move(pos),
@@ -168,6 +176,7 @@ def unknown_json(game: Game[P], pos: P, source: str = "search", settled: Sequenc
         "moves": [move_json(m.cell, m.name, m.outcome.name, m.outcome.remoteness) for m in settled]
                  + [move_json(m, game.move_name(m), UNKNOWN, None) for m in game.legal_moves(pos) if m not in done],
         "pv": [],
+        "at_least": None if best is None else {"value": best.outcome.name, "remoteness": best.outcome.remoteness},
     }
 
 

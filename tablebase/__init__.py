@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tablebase.service.api import (
-        MoveValue, Position, Probe, Tablebase, TableSummary, check_proof, find_repetition, open)
+        LowerBound, MoveValue, Position, Probe, Tablebase, TableSummary, check_proof, find_repetition, open)
 
-__all__ = ["MoveValue", "Position", "Probe", "TableSummary", "Tablebase", "check_proof", "find_repetition", "open"]
+__all__ = ["LowerBound", "MoveValue", "Position", "Probe", "TableSummary", "Tablebase", "check_proof", "find_repetition",
+           "open"]
 
 
 def __getattr__(name: str) -> Any:

@@ -68,6 +68,27 @@ def test_search_out_of_budget_is_unknown(sparro_standard_db: Path) -> None:
         p = tb.probe("sparro", START, search=True, budget=10)
     assert (p.value, p.remoteness, p.pv) == ("unknown", None, [])
     assert {m.value for m in p.moves} == {"unknown"}
+    assert p.at_least is None and p.to_dict()["at_least"] is None  # no move settled: nothing proved
+
+
+def test_an_unknown_probe_keeps_what_its_settled_moves_prove() -> None:
+    """`Probe.at_least` carries the answer's ``at_least``, and `to_dict` gives the answer back."""
+    from tablebase.service.api import LowerBound, _position, _probe_of
+    from tablebase.games.smallholder import Smallholder
+
+    engine = Smallholder("hex4", "nibbler")
+    pos = engine.start()
+    answer = {"position": engine.format(pos), "to_move": "B", "rules": engine.rules_name, "source": "search",
+              "value": "unknown", "remoteness": None,
+              "moves": [{"cell": 18, "name": "d4", "value": "win", "remoteness": 35}]
+              + [{"cell": c, "name": engine.move_name(c), "value": "unknown", "remoteness": None}
+                 for c in engine.legal_moves(pos) if c != 18],
+              "pv": [], "at_least": {"value": "win", "remoteness": 35}}
+    p = _probe_of(_position("smallholder", engine, pos), answer)
+    assert p.at_least == LowerBound("win", 35) and tablebase.LowerBound is LowerBound
+    assert p.to_dict() == answer
+    known = _probe_of(_position("smallholder", engine, pos), {**answer, "value": "win", "remoteness": 35})
+    assert "at_least" not in known.to_dict()
 
 
 def test_tables_lists_what_the_file_holds(sparro_db: Path) -> None:

@@ -183,17 +183,23 @@ def test_a_searched_probe_says_once_what_unknown_means() -> None:
 
 
 
-def test_an_unknown_answer_says_how_many_moves_were_settled() -> None:
+def test_an_unknown_answer_says_how_many_moves_were_settled_and_what_they_prove() -> None:
     from tablebase.cli.app import probe_text
 
     moves = [{"cell": 34, "name": "g2", "value": "win", "remoteness": 21},
              {"cell": 1, "name": "a2", "value": "unknown", "remoteness": None}]
-    answer = {"position": "P", "to_move": "W", "value": "unknown", "remoteness": None, "moves": moves, "pv": []}
+    answer = {"position": "P", "to_move": "W", "value": "unknown", "remoteness": None, "moves": moves, "pv": [],
+              "at_least": {"value": "win", "remoteness": 21}}
     assert probe_text(answer) == ("P: W to move, unknown (1 of the 2 moves settled; a win in at most 21); "
                                   "moves: g2 win 21, a2 unknown")
-    lost = {**answer, "moves": [{**moves[0], "value": "loss"}, moves[1]]}  # the other move may still win
+    drawn = {**answer, "moves": [{**moves[0], "value": "draw", "remoteness": None}, moves[1]],
+             "at_least": {"value": "draw", "remoteness": None}}
+    assert probe_text(drawn) == ("P: W to move, unknown (1 of the 2 moves settled; at least a draw); "
+                                 "moves: g2 draw, a2 unknown")
+    lost = {**answer, "moves": [{**moves[0], "value": "loss"}, moves[1]],  # the other move may still win
+            "at_least": {"value": "loss", "remoteness": 21}}
     assert probe_text(lost) == "P: W to move, unknown (1 of the 2 moves settled); moves: g2 loss 21, a2 unknown"
-    nothing = {**answer, "moves": [moves[1]]}
+    nothing = {**answer, "moves": [moves[1]], "at_least": None}
     assert probe_text(nothing) == "P: W to move, unknown; moves: a2 unknown"
 
 

@@ -513,3 +513,6 @@ def test_a_probe_out_of_budget_keeps_the_moves_it_settled() -> None:
     rest = cut["moves"][2:]
     assert rest == [{"cell": m["cell"], "name": m["name"], "value": "unknown", "remoteness": None}
                     for m in sorted(full["moves"], key=lambda m: m["cell"]) if m not in settled]
+    # what they prove: the position is at least as good as the best of them
+    assert cut["at_least"] == {"value": settled[0]["value"], "remoteness": settled[0]["remoteness"]}
+    assert "at_least" not in full

@@ -473,6 +473,32 @@ def test_hex4_positions_are_searched_in_the_background(page: Any, server: str) -
     assert page.inner_text("#search-status") == "search stopped: unknown"
 
 
+def test_a_search_out_of_budget_says_what_its_settled_moves_prove(page: Any, server: str) -> None:
+    """The page words an unknown answer's ``at_least`` as the command line does. The search
+    job's answer is the exact one of HEX4_POSITION cut back to its best move (as a search
+    out of budget after settling that move answers), served in place of a real job's."""
+    exact = cli_json("probe", "smallholder", HEX4_POSITION, "--search", "--json")
+    best = exact["moves"][0]
+    assert best["value"] == "win"
+    cut = {**exact, "value": "unknown", "remoteness": None, "pv": [],
+           "moves": [best] + [{**m, "value": "unknown", "remoteness": None} for m in exact["moves"][1:]],
+           "at_least": {"value": best["value"], "remoteness": best["remoteness"]}}
+    canned = {"/api/search": {"job": "1", "status": "searching"},
+              "/api/search/1": {"job": "1", "status": "done", "answer": cut, "seconds": 30.0}}
+
+    def answer(route: Any) -> None:
+        path = route.request.url.split("?")[0].split(server, 1)[1]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(canned[path]))
+
+    page.route("**/api/search*", answer)
+    page.route("**/api/search/*", answer)
+    open_page(page, server, "/", game="smallholder", board="hex4", position=HEX4_POSITION)
+    page.wait_for_function("document.getElementById('search-status').textContent.startsWith('search:')")
+    assert page.inner_text("#search-status") == (
+        f"search: unknown (the search ran out of its budget; it settled 1 of the {len(cut['moves'])} moves; "
+        f"a win in at most {best['remoteness']})")
+
+
 def client_probe(page: Any, position: str, after: str) -> Any:
     """The API's probe of ``position`` after ``after``, fetched by the page itself."""
     return page.evaluate("async ([p, a]) => (await fetch('/api/probe?' + new URLSearchParams("

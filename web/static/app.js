@@ -397,8 +397,9 @@ async function startSearch(ply) {
       ply.probe = state.answer;
       ply.moves = state.answer.moves;
       const settled = state.answer.moves.filter((m) => m.value !== "unknown").length;
-      const wins = state.answer.moves.filter((m) => m.value === "win").map((m) => m.remoteness);
-      const within = wins.length ? `; a win in at most ${Math.min(...wins)}` : "";
+      const bound = state.answer.at_least;
+      const within = !bound ? "" : bound.value === "win" ? `; a win in at most ${bound.remoteness}` :
+        bound.value === "draw" ? "; at least a draw" : "";
       showSearch(state.answer.value === "unknown" ? `search: unknown (the search ran out of its budget; it settled ${settled} of the ${state.answer.moves.length} moves${within})` :
         `search: ${valueText(state.answer.value, state.answer.remoteness)} (exact, ${state.seconds} s)`, false);
       if (explorer.plies[explorer.cursor] === ply) render();

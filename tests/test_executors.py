@@ -11,6 +11,7 @@ import signal
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Iterator
 
 import pytest
 
@@ -35,6 +36,18 @@ def _held_by_another_thread(futures: list[Future]) -> int:
     return len(held)
 
 
+@pytest.fixture
+def interactive_sigint() -> Iterator[None]:
+    """Ctrl-C's SIGINT handled as in an interactive run, however pytest was started (a
+    background job of a script ignores it)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("interactive_sigint")
 def test_a_stop_never_leaves_a_futures_lock_held() -> None:
     """Ctrl-C at random moments while the main thread waits, again and again, on 300 jobs
     that never end: every time the wait stops with KeyboardInterrupt and no lock is left.
@@ -65,6 +78,22 @@ def test_a_stop_never_leaves_a_futures_lock_held() -> None:
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
 
 
+def test_an_ignored_stop_signal_stays_ignored() -> None:
+    """A process that ignores SIGINT (started with ``&`` by a script) keeps ignoring it
+    while a cluster runs; SIGTERM still stops it, and both come back as they were."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with executors._stop_signals_deferred():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) is executors._stop
+            os.kill(os.getpid(), signal.SIGINT)  # ignored: nothing is raised
+            time.sleep(0.05)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def test_a_blocked_wait_stops_within_its_poll_and_sigterm_exits_143() -> None:
     futures = [Future()]
     with executors._stop_signals_deferred():
@@ -76,6 +105,7 @@ def test_a_blocked_wait_stops_within_its_poll_and_sigterm_exits_143() -> None:
     assert stopped.value.code == 143
 
 
+@pytest.mark.usefixtures("interactive_sigint")
 def test_a_stop_inside_an_uninterrupted_section_comes_when_it_ends() -> None:
     done = []
     with executors._stop_signals_deferred():

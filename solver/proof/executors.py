@@ -169,11 +169,14 @@ def _stop_signals_deferred() -> Iterator[None]:
     SystemExit rather than the default (at once) for SIGTERM, the ``finally`` blocks run:
     the work done is committed and the cluster's worker processes and their semaphores
     are closed (a killed process left the system's resource tracker warning of leaked
-    semaphores). Only the main thread handles signals; elsewhere nothing changes."""
+    semaphores). Only the main thread handles signals; elsewhere nothing changes. A signal
+    the process ignores stays ignored (a job started with ``&`` by a script ignores
+    SIGINT: the shell's rule for background jobs)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)
+                if signal.getsignal(signum) is not signal.SIG_IGN}
     try:
         yield
     finally:

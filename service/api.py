@@ -124,10 +124,11 @@ class Probe:
 
     def to_dict(self) -> dict[str, Any]:
         """The object `tablebase probe ... --json` prints for this position."""
-        answer = {"position": self.position.text, "to_move": self.to_move, "rules": self.rules, "source": self.source,
-                  "value": self.value, "remoteness": self.remoteness,
-                  "moves": [{"cell": m.cell, "name": m.name, "value": m.value, "remoteness": m.remoteness}
-                            for m in self.moves], "pv": list(self.pv)}
+        answer: dict[str, Any] = {
+            "position": self.position.text, "to_move": self.to_move, "rules": self.rules, "source": self.source,
+            "value": self.value, "remoteness": self.remoteness,
+            "moves": [{"cell": m.cell, "name": m.name, "value": m.value, "remoteness": m.remoteness}
+                      for m in self.moves], "pv": list(self.pv)}
         if self.value == "unknown":
             answer["at_least"] = (None if self.at_least is None else
                                   {"value": self.at_least.value, "remoteness": self.at_least.remoteness})

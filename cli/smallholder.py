@@ -274,8 +274,8 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
     note on stderr naming the bounds); the moves it settled by then come first, with
     their exact value and remoteness, the others read 'unknown', and "at_least" says
     what they prove (the best of them: a win in at most N plies, at least a draw; null
-    when none is settled). Progress goes to stderr. What it proves is kept in the --db file when that exists and can be
-    written, and later searches start from it. Default POSITION: the empty --board
+    when none is settled). Progress goes to stderr. What it proves is kept in the --db
+    file when that exists and can be written, and later searches start from it. Default POSITION: the empty --board
     (default hex4). --pv adds the principal variation to the text (a drawn line stops
     where it repeats). JSON: {"position", "to_move", "rules", "source"
     ("table" or "search"), "value", "remoteness", "moves": [{"cell", "name", "value",

@@ -581,16 +581,9 @@ class ExactSearch:
         work estimate (log2 of the positions their proof searched) is at least
         ``min_work``, leaving out those `preload` put there: (movers, waiters, scores,
         work), the canonical pair of each position and its score (see `outcome_of_score`)."""
-        rows = self.tt[:self.table_rows()]
-        key_m, key_w, data = rows[:, 0], rows[:, 1], rows[:, 2]
-        waiters = key_w ^ data
-        lo = (data & np.uint64(0xFFFF)).astype(np.int64) - 32768
-        hi = ((data >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.int64) - 32768
-        work = ((data >> np.uint64(40)) & np.uint64(0xFF)).astype(np.int64)
-        exact = ((waiters & kernel.USED) != 0) & (lo == hi) & (work >= min_work) & (work < PRELOADED_WORK)
-        canonical_movers, canonical_waiters = kernel.canonical_pairs(
-            key_m[exact] ^ data[exact], waiters[exact] & ~kernel.USED, self.rules_tables)
-        return canonical_movers, canonical_waiters, lo[exact].astype(np.int16), work[exact].astype(np.int8)
+        movers, waiters, scores, work = kernel.tt_proved(self.tt, self.table_rows(), min_work, PRELOADED_WORK)
+        canonical_movers, canonical_waiters = kernel.canonical_pairs(movers, waiters, self.rules_tables)
+        return canonical_movers, canonical_waiters, scores, work
 
     @_one_at_a_time
     def preload(self, movers: np.ndarray, waiters: np.ndarray, scores: np.ndarray) -> None:

@@ -522,3 +522,38 @@ def test_a_probe_out_of_budget_keeps_the_moves_it_settled() -> None:
     # what they prove: the position is at least as good as the best of them
     assert cut["at_least"] == {"value": settled[0]["value"], "remoteness": settled[0]["remoteness"]}
     assert "at_least" not in full
+
+
+def test_the_proved_entries_are_those_a_whole_array_reading_of_the_table_finds() -> None:
+    """`ExactSearch.proved` (a compiled pass over the table) gives exactly the entries that
+    reading the table's words as whole numpy arrays gives: exact (lower bound = upper
+    bound), of at least the asked work, not preloaded, in canonical form; across work
+    floors, after searches that leave entries of every kind (bounds, exact, preloaded)."""
+    from tablebase.solver import smallholder_exact_kernel as kernel
+    from tablebase.solver.smallholder_exact import PRELOADED_WORK
+
+    game = Smallholder("hex4", "nibbler")
+    search = ExactSearch(game, table_bytes=1 << 24, threads=1)
+    positions = random.Random(3).sample(playout_positions(game, random.Random(4), 40), 4)
+    for pos in positions:
+        search.analyse(pos, Budget(nodes=300_000))
+    first = game.children(positions[0])[0][1]
+    search.preload(*[np.array([x]) for x in search.canonical_pair(first)], np.array([7], np.int16))
+
+    rows = search.tt[:search.table_rows()]
+    data = rows[:, 2]
+    waiters = rows[:, 1] ^ data
+    lo = (data & np.uint64(0xFFFF)).astype(np.int64) - 32768
+    hi = ((data >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.int64) - 32768
+    work = ((data >> np.uint64(40)) & np.uint64(0xFF)).astype(np.int64)
+    used = (waiters & kernel.USED) != 0
+    assert used.sum() > 1000 and (used & (lo != hi)).any() and (used & (work == PRELOADED_WORK)).any()
+    for floor in (0, 3, 6, 9):
+        exact = used & (lo == hi) & (work >= floor) & (work < PRELOADED_WORK)
+        movers, canonical_waiters = kernel.canonical_pairs(rows[exact, 0] ^ data[exact],
+                                                           waiters[exact] & ~kernel.USED, search.rules_tables)
+        expected = sorted(zip(movers.tolist(), canonical_waiters.tolist(), lo[exact].tolist(), work[exact].tolist()))
+        got = search.proved(floor)
+        assert [a.dtype for a in got] == [np.uint64, np.uint64, np.int16, np.int8]
+        assert sorted(zip(*(a.tolist() for a in got))) == expected, floor
+    assert len(search.proved(0)[0]) > len(search.proved(9)[0]) > 0

@@ -102,6 +102,10 @@ class ProbeAnswers(Generic[P]):
                 # no table to ask: read every text strictly, as without the shortcut
                 return ProbeAnswers(self.strict_parse, self.lookup_for, self.unknown, self.answer_unknown,
                                     self.source, pv=self.pv).many(texts)
+            if self.source_of(game) == "search":  # rules no table holds: a budget per position, as above
+                for i, _ in items:
+                    results[i] = self._one_or_error(texts[i])
+                continue
             probed = probe_steps(game, [pos for _, pos in items], lookup, self.unknown)
             known = [(i, pos, found) for (i, pos), found in zip(items, probed) if not isinstance(found, Exception)]
             lines: Sequence[list[str] | None] = (
@@ -109,11 +113,9 @@ class ProbeAnswers(Generic[P]):
                 if self.pv else [None] * len(known))
             for (i, _, found), line in zip(known, lines):
                 results[i] = self.answer(game, found, line)
-            for (i, pos), missing in zip(items, probed):
-                if isinstance(missing, NotInTable):
-                    searched = self.answer_unknown or self.source_of(game) == "search"
-                    results[i] = (unknown_json(game, pos, self.source_of(game), missing.settled) if searched
-                                  else self._why_unknown(texts[i], missing))
+            for (i, _), missing in zip(items, probed):
+                if isinstance(missing, NotInTable):  # not in the table: the strict reading says why
+                    results[i] = self._why_unknown(texts[i], missing)
                 elif isinstance(missing, Exception):  # damaged data: this line only
                     results[i] = missing
         return results

@@ -524,6 +524,26 @@ def test_a_probe_out_of_budget_keeps_the_moves_it_settled() -> None:
     assert "at_least" not in full
 
 
+def test_a_batch_answered_by_a_search_gives_each_position_its_own_budget() -> None:
+    """`probe -` on rules no table holds (every hex4 ruleset): each position of the batch
+    gets the whole node budget, as with --search, not a share of one. One thread, so the
+    positions each takes are the same on every run: about 232 k and 168 k here, each
+    within the 300 k budget, together beyond it."""
+    from tablebase.service.probing import ProbeAnswers
+    from tablebase.solver.smallholder_exact import search_lookup
+
+    game = Smallholder("hex4", "nibbler")
+    texts = [".WB./.W.W./B...W./.BW.BW./WWB.B./B.BB./.BWW B", "WB../W...B/W.W.BB/B.W..WW/BB.BW./..B../.WWB B"]
+
+    def answers() -> ProbeAnswers:
+        lookup = search_lookup(ExactSearch(game, table_bytes=1 << 22, threads=1), Budget(nodes=300_000))
+        return ProbeAnswers(lambda text: (game, game.parse(text)), lambda g: lookup, source="search", pv=False)
+
+    alone = [answers().one(text) for text in texts]
+    assert [(a["value"], a["remoteness"]) for a in alone] == [("win", 15), ("win", 15)]
+    assert answers().many(texts) == alone
+
+
 def test_the_proved_entries_are_those_a_whole_array_reading_of_the_table_finds() -> None:
     """`ExactSearch.proved` (a compiled pass over the table) gives exactly the entries that
     reading the table's words as whole numpy arrays gives: exact (lower bound = upper

@@ -303,6 +303,11 @@ class ExactSearch:
         """MTD(f) on ``worker``, or on all workers through ``split``."""
         stored = self._stored_score(pos)
         if stored is not None:
+            # a result loaded from a file sits under the canonical form, which the search
+            # of a parent does not look up below `canon_empty` empty cells: put it where
+            # it does (the probed position after its moves' results, above all)
+            m, w = self.table_pair(pos)
+            kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), stored, stored, -1, PRELOADED_WORK, worker.state)
             return stored
         m, w = self.table_pair(pos)
         lower, upper = -kernel.INF, kernel.INF

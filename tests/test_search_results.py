@@ -88,6 +88,26 @@ def test_stored_results_answer_as_a_fresh_search(tmp_path: Path, keep_everything
         assert (outcome.value, outcome.remoteness or 0) == (entries["value"][i], entries["remoteness"][i])
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_second_probe_answers_from_its_moves_stored_results(tmp_path: Path, seed: int) -> None:
+    """With the default saves, a second probe of a position (a fresh search, from what the
+    file holds) takes every move's result from the file and the position's own from them,
+    searching next to nothing. The file keeps results in canonical form and the search
+    keys positions this far into the game as they stand, so a loaded result is put where
+    the search looks; without that, the second probe searched the position again."""
+    pos = endgame(18, seed)
+    path = tmp_path / "t.sqlite"
+    with TablebaseStore(path, create=True) as store:
+        first = ExactSearch(GAME, table_bytes=TABLE)
+        answered = answer(first, pos, store)
+        work = first.searched()
+    assert len(stored(path)) >= len(answered[1])
+    with TablebaseStore(path) as store:
+        second = ExactSearch(GAME, table_bytes=TABLE)
+        assert answer(second, pos, store) == answered
+        assert second.searched() < 100 < work
+
+
 def test_the_facade_writes_only_when_opened_for_writing(tmp_path: Path, keep_everything: None) -> None:
     path = tmp_path / "t.sqlite"
     TablebaseStore(path, create=True).close()

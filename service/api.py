@@ -166,6 +166,15 @@ def _whole(name: str, value: Any, least: int, most: int | None = None) -> None:
         raise ServiceError(f"{name} must be a whole number {span}, not {value!r}")
 
 
+def _seconds(name: str, value: Any, positive: bool = False) -> None:
+    """Refuse ``value`` unless it is a number of seconds, at least 0 (above 0 when
+    ``positive``); ``None`` passes (no bound). A ServiceError naming the parameter and the value."""
+    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if value is not None and not (number and (value > 0 if positive else value >= 0)):
+        kind = "a positive number of seconds" if positive else "a number of seconds, at least 0"
+        raise ServiceError(f"{name} must be {kind}, not {value!r}")
+
+
 class Tablebase:
     """A tablebase file. Use `tablebase.open`; close it (or use ``with``) when done."""
 
@@ -200,15 +209,19 @@ class Tablebase:
         return _position(game, engine, pos)
 
     def probe(self, game: str, position: str | None = None, *, search: bool = False, budget: int | None = None,
-              **options: Any) -> Probe:
+              seconds: float | None = None, **options: Any) -> Probe:
         """The exact value of ``position`` (default: the start) and of each legal move,
         from the file's table, or with ``search=True`` by search from the rules alone
-        (then "unknown" past the node ``budget``). Options as for `position`."""
+        (then "unknown" past the node ``budget`` or, where the game's search keeps time
+        (The Smallholder's), past ``seconds`` of wall-clock time; None: no time bound).
+        Options as for `position`."""
         if budget is not None:
             _whole("budget", budget, 1)
+        _seconds("seconds", seconds, positive=True)
         description = describe(game)
         engine, pos = description.read(position, **options)
-        lookups = Lookups(description, self.store, search, budget, memo=self.memo)  # a search uses the stored search results
+        # a search starts from the file's stored search results
+        lookups = Lookups(description, self.store, search, budget, seconds, memo=self.memo)
         answers = ProbeAnswers(lambda _: (engine, pos), lookups, answer_unknown=search)
         return _probe_of(_position(game, engine, pos), answers.one(engine.format(pos)))
 
@@ -297,9 +310,7 @@ class Tablebase:
         for name, value, least in (("workers", workers, 1), ("job_max_empty", job_max_empty, 0)):
             if value is not None:
                 _whole(name, value, least)
-        if time_limit is not None and not (isinstance(time_limit, numbers.Real) and not isinstance(time_limit, bool)
-                                           and time_limit >= 0):
-            raise ServiceError(f"time_limit must be a number of seconds, at least 0, not {time_limit!r}")
+        _seconds("time_limit", time_limit)
         return proof_service.weak_solve_into(
             self.store, engine.board.name, engine.rules, root_text=position, node_budget=job_budget,
             job_retries=job_retries, solver=leaf_solver, workers=workers, scheduler=scheduler,

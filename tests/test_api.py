@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,20 @@ def test_search_out_of_budget_is_unknown(sparro_standard_db: Path) -> None:
     assert (p.value, p.remoteness, p.pv) == ("unknown", None, [])
     assert {m.value for m in p.moves} == {"unknown"}
     assert p.at_least is None and p.to_dict()["at_least"] is None  # no move settled: nothing proved
+
+
+def test_a_smallholder_search_keeps_to_its_seconds(tmp_path: Path) -> None:
+    """``seconds=`` bounds a Smallholder search's wall-clock time as --time does: the
+    empty hex4 board, with no node budget to speak of (hours of work), answers "unknown"
+    after the bound; bad values are refused before any work."""
+    with tablebase.open(tmp_path / "none.sqlite", mode="w") as tb:
+        started = time.perf_counter()
+        p = tb.probe("smallholder", board="hex4", search=True, budget=10**12, seconds=0.5)
+        assert (p.value, p.source) == ("unknown", "search")
+        assert time.perf_counter() - started < 120  # not the budget: that would take hours
+        for bad in (0, -1, float("nan"), "1", True):
+            with pytest.raises(ServiceError, match="seconds must be a positive number of seconds"):
+                tb.probe("smallholder", board="hex4", search=True, seconds=bad)
 
 
 def test_an_unknown_probe_keeps_what_its_settled_moves_prove() -> None:

@@ -22,7 +22,7 @@ from tablebase.service.proof import (DEFAULT_JOB_BUDGET, DEFAULT_JOB_RETRIES, DE
                                      DEFAULT_LEAF_SOLVER, LEAF_SOLVERS, MAX_JOB_TABLE_MB, MIN_JOB_TABLE_MB,
                                      weak_solve_into)
 from tablebase.service.smallholder import (
-    DEFAULT_SEARCH_SECONDS, DESCRIPTION, game_of, read, replay, rules_of, solve_into)
+    DEFAULT_SEARCH_SECONDS, DESCRIPTION, check_solvable, game_of, read, replay, rules_of, solve_into)
 
 
 _board_option = click.option("--board", "board", metavar="B", default=None,
@@ -134,7 +134,7 @@ Example:
     tablebase solve smallholder --board limping3 --weak --workers 2 --time-limit 3600
     tablebase solve smallholder --board hex4 --weak --scheduler tcp://10.0.0.5:8786""")
 @click.option("--board", metavar="B", default=DESCRIPTION.default_board, show_default=True,
-              help="Board: limping2 or hex3 for a table (at most 31 cells; the default hex4 needs --weak); "
+              help="Board: limping2 or hex3 for a table (at most 20 cells; the default hex4 needs --weak); "
                    "with --weak any board up to 63 cells.")
 @_ruleset_option
 @_rules_option
@@ -219,6 +219,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
                 click.echo(json.dumps(report.as_json()) if as_json else report.text())
         return
     DESCRIPTION.check_board(board)  # an unknown board is a clean error before anything is written
+    check_solvable(board)  # so is one too big for a table
     with open_store(db_path, create=True) as store:
         for rules in rules_list:
             info = solve_into(store, board, rules, progress=long_run_progress(silent), force=force)

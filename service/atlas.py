@@ -28,7 +28,7 @@ from tablebase.service.proof import weak_solve_status
 from tablebase.service.verify import proof_claims
 from tablebase.solver.atlas import ROW_KEYS, VERSIONS, compare_probes, sparro_row, sweep
 from tablebase.solver.probe import probe
-from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS
+from tablebase.solver.smallholder_solve import MAX_SOLVE_CELLS
 from tablebase.solver.tiered import SolvedTier
 
 GAME = smallholder.GAME
@@ -50,8 +50,8 @@ class BoardRows:
 
 def _check_board(board: str) -> None:
     size = get_board(board).size
-    if size > MAX_KEY_CELLS:
-        raise ServiceError(f"{board} has {size} cells; the atlas solves boards of up to {MAX_KEY_CELLS} cells "
+    if size > MAX_SOLVE_CELLS:
+        raise ServiceError(f"{board} has {size} cells; the atlas solves boards of up to {MAX_SOLVE_CELLS} cells "
                            f"(limping2, hex3): {board!r}")
 
 

@@ -22,10 +22,10 @@ from tablebase.service.errors import ServiceError
 from tablebase.service import tables
 from tablebase.service.progress import Progress, ProgressEvent, report
 from tablebase.solver.probe import Lookup
-from tablebase.solver.smallholder_arrays import MAX_KEY_CELLS, MAX_MASK_CELLS
+from tablebase.solver.smallholder_arrays import MAX_MASK_CELLS
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 from tablebase.solver.smallholder_solve import (
-    PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, solve_ruleset)
+    MAX_SOLVE_CELLS, PAYLOAD_DTYPE, RULES_VERSION, SOLVER_VERSION, solve_ruleset)
 from tablebase.solver.keys import stone_counts
 from tablebase.solver.payload import encode
 
@@ -89,9 +89,18 @@ def symmetry_images(game: Smallholder, pos: Position) -> list[tuple[Position, tu
 
 def too_big(game: Smallholder) -> str | None:
     """Why the board of ``game`` cannot have tables (None when it can)."""
-    if game.board.size > MAX_KEY_CELLS:
-        return f"{game.board.name} is too big to have tables (at most {MAX_KEY_CELLS} cells: limping2, hex3)"
+    if game.board.size > MAX_SOLVE_CELLS:
+        return f"{game.board.name} is too big to have tables (at most {MAX_SOLVE_CELLS} cells: limping2, hex3)"
     return None
+
+
+def check_solvable(board: str) -> None:
+    """A ServiceError unless the retrograde solve takes ``board`` (a known board's name)."""
+    size = get_board(board).size
+    if size > MAX_SOLVE_CELLS:
+        raise ServiceError(f"{board} has {size} cells: a table (strong solve) is made for boards of up "
+                           f"to {MAX_SOLVE_CELLS} cells only: limping2, hex3 (give --board); for {board} use "
+                           f"'solve smallholder --weak' or 'probe smallholder --search'")
 
 
 def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: Progress | None = None,
@@ -103,10 +112,7 @@ def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: Progre
     starts from scratch: unlike Sparro's tiers, no part of the graph can be solved alone.
     """
     game = game_of(board, rules)
-    if game.board.size > MAX_KEY_CELLS:
-        raise ServiceError(f"{board} has {game.board.size} cells: a table (strong solve) is made for boards of up "
-                           f"to {MAX_KEY_CELLS} cells only: limping2, hex3 (give --board); for {board} use "
-                           f"'solve smallholder --weak' or 'probe smallholder --search'")
+    check_solvable(board)
     with store.solve_lock():
         return _solve_locked(store, game, rules, progress, force)
 

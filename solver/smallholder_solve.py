@@ -107,6 +107,18 @@ def _bits_for(count: int) -> int:
     return max(1, int(count - 1).bit_length())
 
 
+def _packs(cells: int) -> bool:
+    """Whether a slice's children of a board of ``cells`` cells always pack into 64 bits:
+    a key (2 bits a cell and the side) and the child's number in the slice (at most
+    EXPAND_SLICE positions of at most ``cells`` moves each)."""
+    return cells <= MAX_KEY_CELLS and 2 * cells + 1 + _bits_for(EXPAND_SLICE * cells) <= 64
+
+
+#: The largest board the retrograde solve takes (20 cells: limping2 and hex3 among the
+#: boards; limping3's 27 need the weak solve).
+MAX_SOLVE_CELLS = max(n for n in range(1, MAX_KEY_CELLS + 1) if _packs(n))
+
+
 def enumerate_graph(board: Board, rules: Rules, progress: Progress | None = None,
                     roots: np.ndarray | None = None) -> ForwardGraph:
     """Every canonical position reachable from the empty board (or from the ``roots``
@@ -115,8 +127,8 @@ def enumerate_graph(board: Board, rules: Rules, progress: Progress | None = None
     from tablebase.solver.smallholder_kernels import degrees_to_offsets, merge_into, resolve_children
 
     n = board.size
-    if n > MAX_KEY_CELLS:
-        raise ValueError(f"{board.name} has {n} cells; keys hold at most {MAX_KEY_CELLS}")
+    if n > MAX_SOLVE_CELLS:
+        raise ValueError(f"{board.name} has {n} cells; the retrograde solve takes at most {MAX_SOLVE_CELLS}")
     t = tables(board, rules)
     key_bits = 2 * n + 1
     id_bits = 64 - key_bits

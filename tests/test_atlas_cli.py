@@ -152,14 +152,19 @@ def test_the_default_board_is_hex4_which_has_no_tables(atlas_db: Path) -> None:
     for args in (["atlas", "smallholder"], ["compare", "smallholder", "--rules", "nibbler", "--rules", "stymie"]):
         result = run(*args, "--db", str(atlas_db))
         assert result.exit_code == 1 and result.stdout == ""
-        assert result.stderr == ("Error: hex4 has 37 cells; the atlas solves boards of up to 31 cells "
+        assert result.stderr == ("Error: hex4 has 37 cells; the atlas solves boards of up to 20 cells "
                                  "(limping2, hex3): 'hex4'\n"), result.stderr
 
 
 def test_bad_requests_are_one_line_errors(atlas_db: Path) -> None:
     result = run("atlas", "smallholder", "--board", "hex4", "--db", str(atlas_db))
     assert result.exit_code == 1
-    assert result.stderr == "Error: hex4 has 37 cells; the atlas solves boards of up to 31 cells (limping2, hex3): 'hex4'\n"
+    assert result.stderr == "Error: hex4 has 37 cells; the atlas solves boards of up to 20 cells (limping2, hex3): 'hex4'\n"
+    # limping3 (27 cells) fits a key but not the solve's packed edges: refused, not a traceback mid-way
+    result = run("atlas", "smallholder", "--board", "limping3", "--db", str(atlas_db))
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: limping3 has 27 cells; the atlas solves boards of up to 20 cells (limping2, "
+                             "hex3): 'limping3'\n")
     result = run("atlas", "smallholder", "--board", "hex9", "--db", str(atlas_db))
     assert result.exit_code == 1 and result.stderr.startswith("Error: unknown board")
     result = run("atlas", "smallholder", "--board", BOARD, "--board", "hex3", "--json", "--db", str(atlas_db))

@@ -67,8 +67,14 @@ def test_solve_custom_rules(tmp_path: Path) -> None:
 
 def test_solve_refuses_big_boards_and_mixed_choices(tmp_path: Path) -> None:
     result = run("solve", "smallholder", "--board", "hex4", "--db", str(tmp_path / "x.sqlite"))
-    assert result.exit_code == 1
+    assert result.exit_code == 1 and not (tmp_path / "x.sqlite").exists()  # refused before the file is made
     assert "hex4 has 37 cells" in result.output
+    # limping3's keys fit 64 bits but not the solve's packed edges: a one-line error before any work
+    result = run("solve", "smallholder", "--board", "limping3", "--db", str(tmp_path / "l.sqlite"))
+    assert result.exit_code == 1 and result.stdout == "" and not (tmp_path / "l.sqlite").exists()
+    assert result.stderr == ("Error: limping3 has 27 cells: a table (strong solve) is made for boards of up to 20 "
+                             "cells only: limping2, hex3 (give --board); for limping3 use 'solve smallholder --weak' "
+                             "or 'probe smallholder --search'\n")
     result = run("solve", "smallholder", "--ruleset", "nibbler", "--all-rulesets", "--db", str(tmp_path / "x.sqlite"))
     assert result.exit_code == 2
     result = run("solve", "smallholder", "--board", "hex9", "--db", str(tmp_path / "x.sqlite"))

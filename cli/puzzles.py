@@ -153,9 +153,14 @@ Example:
 @json_option
 def list_command(game: str | None, rules: str | None, min_depth: int | None, max_depth: int | None,
                  grade: int | None, limit: int | None, db_path: str, as_json: bool) -> None:
-    """List stored puzzles: id, game, rules, depth, grade, position."""
+    """List stored puzzles: id, game, rules, depth, grade, position (none: a note on
+    stderr, nothing on stdout)."""
     with open_store(db_path) as store:
         found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
+    if not found:
+        filtered = any(value is not None for value in (game, rules, min_depth, max_depth, grade))
+        click.echo(f"note: no puzzles{' match these filters' if filtered else ''} in {db_path}; "
+                   f"'tablebase puzzles generate' finds some", err=True)
     for p in found:
         click.echo(json.dumps(service.puzzle_json(p)) if as_json else
                    f"#{p.id}\t{p.game}\t{p.rules}\tdepth {p.depth}\tgrade {p.grade}\t{p.position}")

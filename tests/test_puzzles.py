@@ -150,6 +150,9 @@ def run(*args: str, input: str | None = None):
 
 def test_generate_list_show_export(puzzle_db: Path) -> None:
     db = ["--db", str(puzzle_db)]
+    empty = run("puzzles", "list", *db)  # nothing stored yet: stdout stays empty, stderr says so
+    assert empty.exit_code == 0 and empty.stdout == ""
+    assert empty.stderr == f"note: no puzzles in {puzzle_db}; 'tablebase puzzles generate' finds some\n"
     result = run("puzzles", "generate", "sparro", "--count", "4", "--min-depth", "5", "--seed", "3", *db)
     assert result.exit_code == 0, result.output
     assert len(result.stdout.splitlines()) == 4
@@ -157,7 +160,9 @@ def test_generate_list_show_export(puzzle_db: Path) -> None:
     assert again.exit_code == 0  # the stored ones are skipped: four more, all new
     assert not set(again.stdout.splitlines()) & set(result.stdout.splitlines())
     listed = run("puzzles", "list", *db)
-    assert len(listed.stdout.splitlines()) == 8
+    assert len(listed.stdout.splitlines()) == 8 and listed.stderr == ""
+    none = run("puzzles", "list", "--grade", "5", "--min-depth", "99", *db)
+    assert none.stdout == "" and none.stderr.startswith("note: no puzzles match these filters in ")
     exported = run("puzzles", "export", *db)
     rows = list(csv.DictReader(exported.stdout.splitlines(), delimiter="\t"))
     assert exported.stdout.splitlines()[0].split("\t") == TSV_HEADER

@@ -301,15 +301,14 @@ class ExactSearch:
 
     def _mtd(self, worker: _Worker, pos: Position, guess: int, split: SplitSearch | None = None) -> int | None:
         """MTD(f) on ``worker``, or on all workers through ``split``."""
+        m, w = self.table_pair(pos)
         stored = self._stored_score(pos)
         if stored is not None:
             # a result loaded from a file sits under the canonical form, which the search
             # of a parent does not look up below `canon_empty` empty cells: put it where
             # it does (the probed position after its moves' results, above all)
-            m, w = self.table_pair(pos)
             kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), stored, stored, -1, PRELOADED_WORK, worker.state)
             return stored
-        m, w = self.table_pair(pos)
         lower, upper = -kernel.INF, kernel.INF
         falls = rises = 0  # tests in a row that failed low / high
         while lower < upper:

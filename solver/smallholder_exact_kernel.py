@@ -597,8 +597,8 @@ def _proved_entry(tt, i, min_work, below_work):
 def tt_proved(tt, rows, min_work, below_work):
     """The exact entries of the first ``rows`` rows whose work estimate lies in
     [min_work, below_work): (movers, waiters, scores, work) as the table keys them. One
-    compiled pass counts them and a second collects them, reading the table's words once
-    each (no whole-table temporaries: on a full 1 GB table about a tenth of a second)."""
+    compiled pass counts them and a second collects them, with no whole-table temporaries
+    (on a full 1 GB table about a tenth of a second, BENCHMARKS.md)."""
     count = 0
     for i in range(rows):
         if _proved_entry(tt, i, min_work, below_work):

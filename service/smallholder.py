@@ -211,10 +211,11 @@ class SmallholderDescription(GameDescription):
         return solve_into(store, game.board.name, game.rules, progress, force)
 
     def solve_seconds(self, game: Smallholder) -> float:
-        # BENCHMARKS.md ("Solving on the compiled rules"): limping2 under a second a ruleset
-        # (the first solve of a process also loads the compiled rules: a few seconds),
-        # hex3 25 to 35 CPU seconds and about 40 s wall on a quiet machine
-        return 40.0 if game.board.size > 12 else 3.0
+        # BENCHMARKS.md ("Solving on the compiled rules", its current table): limping2
+        # under a second a ruleset (the first solve of a process also loads the compiled
+        # rules: a few seconds), hex3 13-19 s wall on a quiet machine (11 s for nibbler on
+        # 2026-12-07)
+        return 18.0 if game.board.size > 12 else 3.0
 
     def solve_command(self, game: Smallholder) -> str:
         choice = f"--ruleset {game.rules.name}" if game.rules.name in RULESETS else f"--rules {game.rules.spec}"

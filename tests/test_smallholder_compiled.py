@@ -10,6 +10,7 @@ every board the compiled rules take; the exhaustive sweep (--exhaustive) takes a
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -22,6 +23,13 @@ from tablebase.games.smallholder.compiled import CompiledRules
 
 BOARDS = ("limping2", "hex3", "limping3", "hex4", "limping4", "hex5")
 QUICK = list(RULESETS.values()) + all_rules()[3::17]
+
+
+def everywhere(test: Callable[[str, Rules], None]) -> Callable[[str, Rules], None]:
+    """The exhaustive sweep of a test of (board, rules): every board of BOARDS under all
+    120 option combinations, run only with ``pytest --exhaustive``."""
+    test = pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)(test)
+    return pytest.mark.exhaustive(pytest.mark.parametrize("board", BOARDS)(test))
 
 
 def arbitrary_positions(game: Smallholder, rng: random.Random, count: int) -> list[Position]:
@@ -67,9 +75,7 @@ def test_moves_agree_with_the_engine(board: str, rules: Rules) -> None:
     check_rules(board, rules, games=2, arbitrary=10)
 
 
-@pytest.mark.exhaustive
-@pytest.mark.parametrize("board", BOARDS)
-@pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
+@everywhere
 def test_moves_agree_with_the_engine_everywhere(board: str, rules: Rules) -> None:
     check_rules(board, rules, games=6, arbitrary=40)
 
@@ -137,9 +143,7 @@ def test_move_generation_from_the_groups_two_plies_up(board: str, rules: Rules) 
     check_children_from(board, rules, games=3, arbitrary=10)
 
 
-@pytest.mark.exhaustive
-@pytest.mark.parametrize("board", BOARDS)
-@pytest.mark.parametrize("rules", all_rules(), ids=lambda r: r.spec)
+@everywhere
 def test_move_generation_from_the_groups_two_plies_up_everywhere(board: str, rules: Rules) -> None:
     check_children_from(board, rules, games=3, arbitrary=10)
 

@@ -59,8 +59,11 @@ class Position:
         return self.text
 
     def play(self, move: int | str) -> Position:
-        """The position after ``move`` (a cell index or a move name)."""
-        cell = move if isinstance(move, int) else self._engine.parse_move(move)
+        """The position after ``move`` (a cell index or a move name); a ServiceError names a
+        move that is not a cell of the board, or not legal here."""
+        if isinstance(move, bool) or not isinstance(move, (numbers.Integral, str)):
+            raise ServiceError(f"a move is a cell index or a cell name, not {move!r}")
+        cell = self._engine.parse_move(str(move))  # an index off the board is named as such
         return _position(self.game, self._engine, self._engine.play(self._pos, cell))
 
     @property

@@ -121,6 +121,25 @@ def test_positions_draw_themselves(sparro_standard_db: Path) -> None:
     assert pos._repr_svg_().startswith("<svg") and pos.rules == "nibbler@hex3" and pos.to_move == "B"
 
 
+@pytest.mark.parametrize("move, error, message", [
+    (99, NotationError, r"cell index 99 is off the hex3 board \(cells 0-18\): '99'"),
+    (-1, NotationError, "unknown cell on hex3 .*: '-1'"),
+    ("z9", NotationError, "unknown cell on hex3 .*: 'z9'"),
+    (True, ServiceError, "a move is a cell index or a cell name, not True"),
+    (3.5, ServiceError, "a move is a cell index or a cell name, not 3.5"),
+    (None, ServiceError, "a move is a cell index or a cell name, not None"),
+])
+def test_a_move_that_is_not_a_cell_is_named(move: object, error: type, message: str) -> None:
+    """`Position.play` takes a cell index or name; anything else is refused with the move
+    named (an index off the board used to read as an illegal move, a bool as a cell, a
+    float as a traceback)."""
+    with tablebase.open(":memory:", mode="w") as tb:
+        pos = tb.position("smallholder", board="hex3")
+    with pytest.raises(error, match=message):
+        pos.play(move)  # type: ignore[arg-type]
+    assert pos.play(0).text != pos.text and pos.play("a1") == pos.play(0) == pos.play("0")
+
+
 def test_solve_with_a_progress_callback(tmp_path: Path) -> None:
     events: list[ProgressEvent] = []
     with tablebase.open(tmp_path / "t.sqlite", mode="w") as tb:

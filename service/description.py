@@ -16,6 +16,7 @@ from tablebase.db.store import TableInfo, TablebaseStore
 from tablebase.service.progress import Progress
 from tablebase.solver import payload as payload_layout
 from tablebase.solver.probe import Lookup
+from tablebase.solver.puzzles import LookAhead
 
 #: payload entries -> (values WIN/LOSS/DRAW, remoteness; the remoteness of a draw is ignored)
 Decode = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -97,6 +98,11 @@ class GameDescription(ABC):
         ``budget`` positions, ``seconds`` of wall-clock time where the game's search
         takes a time bound); with ``store``, starting from the search results stored
         there and adding to them if it is writable, where the game's search keeps any."""
+
+    def look_ahead(self, game: Any) -> LookAhead | None:
+        """A compiled two-ply look (`solver.puzzles.LookAhead`) for the natural games of
+        puzzle generation where the search cannot answer; None: the rules engine's."""
+        return None
 
     @abstractmethod
     def images(self, game: Any, pos: Any) -> Iterable[tuple[Any, Sequence[int]]]:

@@ -82,7 +82,8 @@ def generate_into(store: TablebaseStore, game: str, label: str, count: int, min_
 
     library = PuzzleStore(store)
     for puzzle in generate(rules, lookup, count, min_depth, max_depth, seed, exclude=library.keys(game, label),
-                           max_games=max_games, play_lookup=play_lookup, progress=on_game):
+                           max_games=max_games, play_lookup=play_lookup, progress=on_game,
+                           look_ahead=description.look_ahead(rules)):
         new_id = library.add({"game": game, "rules": label, "source": source, **asdict(puzzle)})
         if new_id is not None:
             yield library.get(new_id)

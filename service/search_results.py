@@ -121,7 +121,9 @@ def save(store: TablebaseStore, search: ExactSearch, min_work: int = MIN_WORK) -
     entries["mover"], entries["waiter"], entries["work"] = movers[order], waiters[order], work[order]
     entries["value"], entries["remoteness"] = values_of(scores[order])
     written = results.add(GAME, search.game.rules_name, *versions(), entries)
-    search.preload(movers, waiters, scores)  # marked as stored: the next save leaves them out
+    # (`proved` gives each entry once); their canonical forms join the table too, where an
+    # analysis looks its moves up (`ExactSearch.preload`)
+    search.preload(movers, waiters, scores)
     found = results.find(GAME, search.game.rules_name)
     if found is not None:  # this batch is in the search's table already
         loaded = _loaded.setdefault(search, {})

@@ -22,6 +22,7 @@ from tablebase.service.errors import ServiceError
 from tablebase.service import tables
 from tablebase.service.progress import Progress, ProgressEvent, report
 from tablebase.solver.probe import Lookup
+from tablebase.solver.puzzles import LookAhead
 from tablebase.solver.smallholder_arrays import MAX_MASK_CELLS
 from tablebase.solver.smallholder_search import ArrayLocalSearch, LocalSearch
 from tablebase.solver.smallholder_solve import (
@@ -238,6 +239,12 @@ class SmallholderDescription(GameDescription):
         # hex5 and larger: the subgraph method on the rules engine
         search = ArrayLocalSearch if game.board.size <= MAX_MASK_CELLS else LocalSearch
         return search(game, node_budget=budget, time_budget=seconds).outcomes  # type: ignore[return-value]
+
+    def look_ahead(self, game: Smallholder) -> LookAhead | None:
+        # imported here: the compiled rules load numba, which no command should pay for at start-up
+        from tablebase.solver.smallholder_exact import MAX_CELLS as EXACT_MAX_CELLS
+        from tablebase.solver.smallholder_exact import look_ahead
+        return look_ahead(game) if game.board.size <= EXACT_MAX_CELLS else None
 
     def images(self, game: Smallholder, pos: Position) -> Iterable[tuple[Position, Sequence[int]]]:
         return symmetry_images(game, pos)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Iterator, TypeVar
+from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from tablebase.games.base import LOSS, WIN, Game
 from tablebase.solver.probe import Lookup, NotInTable, ProbeResult, probe
@@ -130,12 +130,29 @@ def make_puzzle(game: Game[P], pos: P, lookup: Lookup, min_depth: int, max_depth
                   level, features)
 
 
-def natural_game(game: Game[P], lookup: Lookup, rng: random.Random) -> Iterator[tuple[P, ProbeResult | None]]:
+#: A two-ply look at a position: (its legal moves, those that win at once, those after
+#: which the opponent cannot win at once).
+LookAhead = Callable[[Any], tuple[list[int], list[int], list[int]]]
+
+
+def rules_look_ahead(game: Game[P]) -> LookAhead:
+    """The two-ply look of the rules engine (a game may have a compiled one)."""
+    def look(pos: P) -> tuple[list[int], list[int], list[int]]:
+        moves = list(game.legal_moves(pos))
+        wins = [m for m in moves if game.terminal_value(game.play(pos, m)) == LOSS]
+        safe = [m for m in moves if not _hands_a_win(game, game.play(pos, m))]
+        return moves, wins, safe
+    return look
+
+
+def natural_game(game: Game[P], lookup: Lookup, rng: random.Random,
+                 look_ahead: LookAhead | None = None) -> Iterator[tuple[P, ProbeResult | None]]:
     """The positions of one natural-looking game, each with its probe (None where the
     lookup does not know the position or a move: a search out of budget): random moves,
     except that a player takes a win in one move and avoids handing the opponent one
     when it can. (The table is asked only what a player sees one move ahead; where it
-    cannot say, the rules engine looks two plies ahead.)"""
+    cannot say, ``look_ahead`` looks two plies ahead: by default the rules engine.)"""
+    look = look_ahead or rules_look_ahead(game)
     pos = game.start()
     while game.terminal_value(pos) is None:
         try:
@@ -148,9 +165,7 @@ def natural_game(game: Game[P], lookup: Lookup, rng: random.Random) -> Iterator[
             safe = [m.cell for m in answer.moves if not (m.outcome.value == LOSS and m.outcome.remoteness == 2)]
             moves = [m.cell for m in answer.moves]
         else:
-            moves = list(game.legal_moves(pos))
-            wins = [m for m in moves if game.terminal_value(game.play(pos, m)) == LOSS]
-            safe = [m for m in moves if not _hands_a_win(game, game.play(pos, m))]
+            moves, wins, safe = look(pos)
         pos = game.play(pos, rng.choice(wins or safe or moves))
 
 
@@ -163,14 +178,16 @@ def _hands_a_win(game: Game[P], pos: P) -> bool:
 
 def generate(game: Game[P], lookup: Lookup, count: int, min_depth: int, max_depth: int, seed: int,
              exclude: set[int] | None = None, max_games: int = 20_000, play_lookup: Lookup | None = None,
-             progress: Callable[[int, int, int], None] | None = None) -> Iterator[Puzzle[P]]:
+             progress: Callable[[int, int, int], None] | None = None,
+             look_ahead: LookAhead | None = None) -> Iterator[Puzzle[P]]:
     """Up to ``count`` distinct puzzles (by canonical key) from natural games, reproducibly from ``seed``.
 
     Each natural game gives at most one puzzle: its positions are tried in random order.
     ``play_lookup`` (default ``lookup``) guides the natural games, and only positions it
     knows are candidates; a lookup that does not know a position (a search out of its
     budget) never makes it a puzzle: a candidate whose solution tree meets an unknown
-    is skipped. ``progress(games, candidates, found)`` is called after each game.
+    is skipped. ``progress(games, candidates, found)`` is called after each game;
+    ``look_ahead`` is `natural_game`'s.
     """
     rng = random.Random(seed)
     seen = set(exclude or ())
@@ -179,7 +196,7 @@ def generate(game: Game[P], lookup: Lookup, count: int, min_depth: int, max_dept
     for games in range(1, max_games + 1):
         if found >= count:
             return
-        candidates = list(natural_game(game, play_lookup or lookup, rng))
+        candidates = list(natural_game(game, play_lookup or lookup, rng, look_ahead))
         rng.shuffle(candidates)
         for pos, root in candidates:
             if root is None or root.outcome.value != WIN or not min_depth <= (root.outcome.remoteness or 0) <= max_depth:

@@ -184,6 +184,8 @@ class _Worker:
         p, m = kernel.MAX_PLY, kernel.MAX_MOVES
         self.index = index
         self.state = np.zeros(kernel.STATE_SLOTS, np.int64)
+        #: the rows where this thread stored proved results worth keeping (`ExactSearch.proved`)
+        self.row_log = kernel.new_row_log(ROW_LOG_MIN_WORK, PRELOADED_WORK)
         #: the search's arrays and the rules' tables, kept alive here: the kernel gets their
         #: addresses (`kernel.buffers`)
         self.rules_tables = rules_tables
@@ -191,7 +193,7 @@ class _Worker:
                        np.zeros((p, m), np.int64), np.zeros((p, m), np.uint64), np.zeros((p, m), np.uint64),
                        np.zeros((p, m), np.int64), np.zeros((p, m), np.int64), np.zeros(64, np.int64),
                        np.full((p, 2), -1, np.int64), self.state, deadline,
-                       np.zeros((p + 1, kernel.WORKSPACE), np.uint64))
+                       np.zeros((p + 1, kernel.WORKSPACE), np.uint64), self.row_log)
         self.ctx = kernel.buffers(rules_tables, *self.arrays)
 
     def reset(self, budget: Budget, mobility: bool, mobility_empty: int, canon_empty: int, etc_empty: int) -> None:
@@ -244,6 +246,10 @@ class ExactSearch:
         #: (`kernel.tt_grow`). Memory is only touched as rows come into use.
         self.tt = np.zeros((entries + 1, 3), np.uint64)
         self.tt[entries, 0] = min(entries, FIRST_TABLE_ENTRIES) - 1
+        #: the table's count of growths at the latest `proved`, and whether the threads'
+        #: row logs have noted the row of every entry it may have to report since
+        self._moved_at_proved = 0
+        self._row_logged = True
         self.threads = max(1, threads)
         self.control = np.zeros(kernel.CONTROL_NODES + self.threads, np.int64)
         self.deadline = np.zeros(1, np.float64)
@@ -283,7 +289,8 @@ class ExactSearch:
         """Put a proved result (from a stored table) into the in-memory table."""
         m, w = self.table_pair(pos)
         score = score_of_outcome(outcome)
-        kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), score, score, -1, 60, self.state)
+        kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), score, score, -1, 60, self.state,
+                        self._workers[0].row_log)
 
     # -- search ----------------------------------------------------------------------
 
@@ -307,7 +314,8 @@ class ExactSearch:
             # a result loaded from a file sits under the canonical form, which the search
             # of a parent does not look up below `canon_empty` empty cells: put it where
             # it does (the probed position after its moves' results, above all)
-            kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), stored, stored, -1, PRELOADED_WORK, worker.state)
+            kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), stored, stored, -1, PRELOADED_WORK, worker.state,
+                            worker.row_log)
             return stored
         lower, upper = -kernel.INF, kernel.INF
         falls = rises = 0  # tests in a row that failed low / high
@@ -583,9 +591,36 @@ class ExactSearch:
     def proved(self, min_work: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The exact entries of the table (lo == hi: path-independent results) whose
         work estimate (log2 of the positions their proof searched) is at least
-        ``min_work``, leaving out those `preload` put there: (movers, waiters, scores,
-        work), the canonical pair of each position and its score (see `outcome_of_score`)."""
-        movers, waiters, scores, work = kernel.tt_proved(self.tt, self.table_rows(), min_work, PRELOADED_WORK)
+        ``min_work``, each given once: leaving out those an earlier call gave and those
+        `preload` put there. (movers, waiters, scores, work): the canonical pair of each
+        position and its score (see `outcome_of_score`).
+
+        Asked for entries of at least ROW_LOG_MIN_WORK, it reads only the rows the threads'
+        row logs noted (`kernel.tt_store`), unless the table grew since the last call or a
+        row log overflowed: then, as for a lower ``min_work``, it scans every row in use."""
+        row_logs = [worker.row_log for worker in self._workers]
+        moved = int(self.tt[-1, 1])  # how many times the table grew, moving entries
+        floor = min(min_work, ROW_LOG_MIN_WORK)
+        if (min_work >= ROW_LOG_MIN_WORK and self._row_logged and moved == self._moved_at_proved
+                and all(row_log[kernel.LOG_COUNT] <= kernel.ROW_LOG_ROWS for row_log in row_logs)):
+            # every entry to give is at a row the row logs noted
+            rows = np.unique(np.concatenate([row_log[kernel.ROW_LOG_HEAD:kernel.ROW_LOG_HEAD + row_log[kernel.LOG_COUNT]]
+                                             for row_log in row_logs]))
+            found = kernel.tt_proved_rows(self.tt, rows, floor, PRELOADED_WORK, min_work)
+        else:
+            found = kernel.tt_proved(self.tt, self.table_rows(), floor, PRELOADED_WORK, min_work)
+        movers, waiters, scores, work, rows = found
+        # the row logs start again from the rows of the entries not given yet
+        chosen = work >= min_work
+        kept = rows[~chosen & (work >= ROW_LOG_MIN_WORK)]
+        self._row_logged = len(kept) <= kernel.ROW_LOG_ROWS
+        for row_log in row_logs:
+            row_log[kernel.LOG_COUNT] = 0
+        if self._row_logged:
+            row_logs[0][kernel.ROW_LOG_HEAD:kernel.ROW_LOG_HEAD + len(kept)] = kept
+            row_logs[0][kernel.LOG_COUNT] = len(kept)
+        self._moved_at_proved = moved
+        movers, waiters, scores, work = movers[chosen], waiters[chosen], scores[chosen], work[chosen]
         canonical_movers, canonical_waiters = kernel.canonical_pairs(movers, waiters, self.rules_tables)
         return canonical_movers, canonical_waiters, scores, work
 
@@ -599,7 +634,7 @@ class ExactSearch:
         kernel.tt_reserve(self.tt, len(movers))
         kernel.tt_preload(self.tt, np.ascontiguousarray(movers, np.uint64),
                           np.ascontiguousarray(waiters, np.uint64), np.ascontiguousarray(scores, np.int16),
-                          PRELOADED_WORK, self.state)
+                          PRELOADED_WORK, self.state, self._workers[0].row_log)
 
     def table_rows(self) -> int:
         """The table's rows in use now (it grows as it fills, up to `table_entries`)."""
@@ -613,6 +648,20 @@ class ExactSearch:
         """A position of a (mover, waiter) pair, Black to move (the rules are
         colour-symmetric, so its value is the pair's)."""
         return Position(mover, waiter, BLACK)
+
+
+def look_ahead(game: Smallholder) -> Callable[[Position], tuple[list[int], list[int], list[int]]]:
+    """`solver.puzzles.natural_game`'s two-ply look for ``game`` on the compiled rules:
+    a position -> (its legal moves, those that win at once, those after which the
+    opponent cannot win at once), each by ascending cell."""
+    tables = compiled.tables(game.board, game.rules)
+
+    def look(pos: Position) -> tuple[list[int], list[int], list[int]]:
+        cells, kinds = kernel.two_ply(np.uint64(pos.black), np.uint64(pos.white), pos.to_move != BLACK, tables)
+        moves = cells.tolist()
+        return (moves, [c for c, kind in zip(moves, kinds.tolist()) if kind == 1],
+                [c for c, kind in zip(moves, kinds.tolist()) if kind != 2])
+    return look
 
 
 class SearchLookup:
@@ -668,6 +717,10 @@ SEARCH_VERSION = "1"
 #: The work estimate of entries `ExactSearch.preload` puts in the table (above any the
 #: search gives, so they are never replaced by cheaper ones and `proved` can skip them).
 PRELOADED_WORK = 127
+#: `proved` asked for entries of at least this work reads only the rows the threads' row logs
+#: noted since its last call (`kernel.tt_store`); asked for less, or after the table grew
+#: (which moves entries), it scans every row in use (about 0.1 s a full 1 GB table).
+ROW_LOG_MIN_WORK = 8
 
 
 def scores_of(values: np.ndarray, remoteness: np.ndarray) -> np.ndarray:

@@ -60,6 +60,13 @@ STATE_SLOTS = 10
 # form, one with fewer as it stands, see `table_pair`; THREAD: the thread's index;
 # ETC_EMPTY: the children of a position with more empty cells than this are looked up
 # in the table before any is searched)
+# row log array slots (one row log per thread): how many rows it has noted, the least work
+# and the bound of work it notes, then the rows (see `tt_store`, `tt_proved_rows`)
+LOG_COUNT, LOG_FLOOR, LOG_BELOW = range(3)
+ROW_LOG_HEAD = 3
+#: Rows one thread's row log holds; a thread that notes more overflows it (the next
+#: reading of the proved entries then scans the whole table).
+ROW_LOG_ROWS = 1 << 16
 # control array slots, shared by the threads of one analysis: a stop flag, then each
 # thread's node count as of its latest look at the clock
 STOP, CONTROL_NODES = range(2)
@@ -167,6 +174,10 @@ def pack(lo, hi, move, work):
             | (U64(work) << U64(40)))
 
 
+#: A data word's flag of an exact entry `ExactSearch.proved` has given (it gives each once).
+TAKEN = U64(1) << U64(48)
+
+
 @njit(cache=True, inline="always")
 def data_lo(d):
     return np.int64(d & U64(0xFFFF)) - 32768
@@ -232,9 +243,31 @@ def tt_find(tt, m, w):
 
 
 @njit(cache=True, inline="always")
-def tt_store(tt, m, w, lo, hi, move, work, state):
+def row_log_note(row_log, row, d):
+    """Note ``row`` in ``row_log`` if its new data ``d`` is exact with work in [floor, below)."""
+    work = data_work(d)
+    if data_lo(d) == data_hi(d) and row_log[LOG_FLOOR] <= work < row_log[LOG_BELOW]:
+        k = row_log[LOG_COUNT]
+        if k < row_log.shape[0] - ROW_LOG_HEAD:
+            row_log[ROW_LOG_HEAD + k] = row
+        row_log[LOG_COUNT] = k + 1
+
+
+def new_row_log(floor, below):
+    """A thread's row log noting exact entries of work in [floor, below) (`tt_store`)."""
+    row_log = np.zeros(ROW_LOG_HEAD + ROW_LOG_ROWS, np.int64)
+    row_log[LOG_FLOOR] = floor
+    row_log[LOG_BELOW] = below
+    return row_log
+
+
+@njit(cache=True, inline="always")
+def tt_store(tt, m, w, lo, hi, move, work, state, row_log):
     """Store bounds of (m, w), tightening an entry already there; a new entry replaces
-    the least-work one of its four slots (a slot whose words do not match is free)."""
+    the least-work one of its four slots (a slot whose words do not match is free). The
+    row of an entry that ends exact (lo == hi) with work in the row log's [floor, below)
+    is noted in ``row_log``, so that the proved entries are read without a scan of the
+    whole table (`tt_proved_rows`)."""
     base = slot_of(m, w, tt[tt.shape[0] - 1, 0])
     ww = w | USED
     victim = -1
@@ -244,11 +277,16 @@ def tt_store(tt, m, w, lo, hi, move, work, state):
         key_w = tt[i, 1] ^ d
         if key_w == ww and (tt[i, 0] ^ d) == m:
             old_move = data_move(d)
-            d = pack(max(lo, data_lo(d)), min(hi, data_hi(d)), move if move >= 0 else old_move,
+            taken = d & TAKEN
+            old_lo = data_lo(d)
+            d = pack(max(lo, old_lo), min(hi, data_hi(d)), move if move >= 0 else old_move,
                      max(work, data_work(d)))
+            if taken and data_lo(d) == data_hi(d) == old_lo:
+                d |= TAKEN  # the same exact score, given already
             tt[i, 0] = m ^ d
             tt[i, 1] = ww ^ d
             tt[i, 2] = d
+            row_log_note(row_log, i, d)
             return
         if not (key_w & USED):
             if least > -1:
@@ -263,6 +301,7 @@ def tt_store(tt, m, w, lo, hi, move, work, state):
     tt[victim, 0] = m ^ d
     tt[victim, 1] = ww ^ d
     tt[victim, 2] = d
+    row_log_note(row_log, victim, d)
 
 
 @njit(cache=True)
@@ -300,6 +339,7 @@ def tt_grow(tt):
             tt[i, 1] = U64(0)
             tt[i, 2] = U64(0)
     tt[tt.shape[0] - 1, 0] = new_mask
+    tt[tt.shape[0] - 1, 1] += U64(1)  # entries moved: the row logs' rows are stale (`ExactSearch.proved`)
     return True
 
 
@@ -347,17 +387,17 @@ def clock_now(nodes, depth):
 
 
 def buffers(rules_tables, tt, control, path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history,
-            killers, state, deadline, work_buf):
+            killers, state, deadline, work_buf, row_log):
     """The ``ctx`` argument of `search`: the rules' tables (`compiled.tables_by_address`),
     then the addresses of its arrays (which the caller keeps alive, C-contiguous, of the
     shapes and types `search` reads them with; checked here) and the sizes of the two
     whose size varies."""
     arrays = (tt, control, path_m, path_w, cell_buf, m_buf, w_buf, cap_buf, order_buf, history, killers,
-              state, deadline, work_buf)
+              state, deadline, work_buf, row_log)
     shapes = ((tt.shape[0], 3), (control.shape[0],), (MAX_PLY,), (MAX_PLY,)) + ((MAX_PLY, MAX_MOVES),) * 5 + (
-        (64,), (MAX_PLY, 2), (STATE_SLOTS,), (1,), (MAX_PLY + 1, WORKSPACE))
+        (64,), (MAX_PLY, 2), (STATE_SLOTS,), (1,), (MAX_PLY + 1, WORKSPACE), (ROW_LOG_HEAD + ROW_LOG_ROWS,))
     types = (np.uint64, np.int64, np.uint64, np.uint64, np.int64, np.uint64, np.uint64, np.int64, np.int64,
-             np.int64, np.int64, np.int64, np.float64, np.uint64)
+             np.int64, np.int64, np.int64, np.float64, np.uint64, np.int64)
     for array, shape, dtype in zip(arrays, shapes, types):
         if array.shape != shape or array.dtype != dtype or not array.flags.c_contiguous:
             raise ValueError(f"search buffer of shape {array.shape} and type {array.dtype}: "
@@ -403,6 +443,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
     state = numba.carray(compiled.i64_at(at[11]), (STATE_SLOTS,))
     deadline = numba.carray(compiled.f64_at(at[12]), (1,))
     work_buf = numba.carray(compiled.u64_at(at[13]), (MAX_PLY + 1, WORKSPACE))
+    row_log = numba.carray(compiled.i64_at(at[14]), (ROW_LOG_HEAD + ROW_LOG_ROWS,))
     state[NODES] += 1
     nodes_before = state[NODES]
     if ply > state[MAXDEPTH]:
@@ -461,7 +502,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
         count = compiled.children_knowing(mover, waiter, waiter_held, t, work, cells, ws, ms)
     if count == 0:
         if use_table:
-            tt_store(tt, mover, waiter, -WIN_SCORE, -WIN_SCORE, -1, 0, state)
+            tt_store(tt, mover, waiter, -WIN_SCORE, -WIN_SCORE, -1, 0, state, row_log)
         return -WIN_SCORE, MAX_PLY
     # a game not over lasts at least 2 more plies if lost
     if beta <= -(WIN_SCORE - 2):
@@ -486,7 +527,7 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
         if no_reply:
             # the opponent has no move: a win in 1, the best score there is
             if use_table:
-                tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state)
+                tt_store(tt, mover, waiter, WIN_SCORE - 1, WIN_SCORE - 1, cells[i], 0, state, row_log)
             return WIN_SCORE - 1, MAX_PLY
         if needs_win_in_1:
             continue
@@ -569,51 +610,112 @@ def search(mover, waiter, waiter_held, alpha, beta, ply, last_capture, ctx):
         lo = best if best > alpha else -INF
         hi = best if best < beta else INF
         tt_store(tt, mover, waiter, lo, hi, best_cell,
-                 log2_work(state[NODES] - nodes_before), state)
+                 log2_work(state[NODES] - nodes_before), state, row_log)
     return best, rep
 
 
 @njit(cache=True)
-def tt_preload(tt, movers, waiters, scores, work, state):
+def tt_preload(tt, movers, waiters, scores, work, state, row_log):
     """Store exact scores (proved before, e.g. read from a file) in the table, each with
     the work estimate ``work``; an entry already present keeps its bounds (the tighter
     ones win) and takes the larger work."""
     for i in range(movers.shape[0]):
         s = int(scores[i])
-        tt_store(tt, movers[i], waiters[i], s, s, -1, work, state)
+        tt_store(tt, movers[i], waiters[i], s, s, -1, work, state, row_log)
 
 
 @njit(cache=True, inline="always")
 def _proved_entry(tt, i, min_work, below_work):
-    """Whether row ``i`` holds an exact entry (lo == hi) of work in [min_work, below_work)."""
+    """Whether row ``i`` holds an exact entry (lo == hi) of work in [min_work, below_work),
+    not taken before (`tt_proved`)."""
     d = tt[i, 2]
     if not ((tt[i, 1] ^ d) & USED):
         return False
     work = data_work(d)
-    return data_lo(d) == data_hi(d) and min_work <= work < below_work
+    return data_lo(d) == data_hi(d) and min_work <= work < below_work and not (d & TAKEN)
 
 
 @njit(cache=True)
-def tt_proved(tt, rows, min_work, below_work):
+def tt_proved(tt, rows, min_work, below_work, take_work):
     """The exact entries of the first ``rows`` rows whose work estimate lies in
-    [min_work, below_work): (movers, waiters, scores, work) as the table keys them. One
-    compiled pass counts them and a second collects them, with no whole-table temporaries
-    (on a full 1 GB table about a tenth of a second, BENCHMARKS.md)."""
+    [min_work, below_work), leaving out those taken before: (movers, waiters, scores,
+    work, rows) as the table keys them. Those of at least ``take_work`` are marked taken
+    (TAKEN), so that later calls leave them out. One compiled pass counts them and a
+    second collects them, with no whole-table temporaries (on a full 1 GB table about a
+    tenth of a second, BENCHMARKS.md)."""
     count = 0
     for i in range(rows):
         if _proved_entry(tt, i, min_work, below_work):
             count += 1
-    movers = np.empty(count, np.uint64)
-    waiters = np.empty(count, np.uint64)
-    scores = np.empty(count, np.int16)
-    works = np.empty(count, np.int8)
+    found = _proved_arrays(count)
     k = 0
     for i in range(rows):
         if k < count and _proved_entry(tt, i, min_work, below_work):
-            d = tt[i, 2]
-            movers[k] = tt[i, 0] ^ d
-            waiters[k] = (tt[i, 1] ^ d) & ~USED
-            scores[k] = data_lo(d)
-            works[k] = data_work(d)
+            _collect_proved(tt, i, k, found, take_work)
             k += 1
-    return movers[:k], waiters[:k], scores[:k], works[:k]
+    return found[0][:k], found[1][:k], found[2][:k], found[3][:k], found[4][:k]
+
+
+@njit(cache=True)
+def tt_proved_rows(tt, rows, min_work, below_work, take_work):
+    """`tt_proved` of the given ``rows`` only (distinct rows in use: those the row logs noted)."""
+    found = _proved_arrays(rows.shape[0])
+    k = 0
+    for i in rows:
+        if _proved_entry(tt, i, min_work, below_work):
+            _collect_proved(tt, i, k, found, take_work)
+            k += 1
+    return found[0][:k], found[1][:k], found[2][:k], found[3][:k], found[4][:k]
+
+
+@njit(cache=True, inline="always")
+def _proved_arrays(most):
+    return (np.empty(most, np.uint64), np.empty(most, np.uint64), np.empty(most, np.int16), np.empty(most, np.int8),
+            np.empty(most, np.int64))
+
+
+@njit(cache=True, inline="always")
+def _collect_proved(tt, i, k, found, take_work):
+    """Put row ``i``'s entry as the ``k``-th of ``found`` (`_proved_arrays`); take it if its
+    work is at least ``take_work``."""
+    movers, waiters, scores, works, at = found
+    d = tt[i, 2]
+    m = tt[i, 0] ^ d
+    ww = tt[i, 1] ^ d
+    movers[k] = m
+    waiters[k] = ww & ~USED
+    scores[k] = data_lo(d)
+    works[k] = data_work(d)
+    at[k] = i
+    if data_work(d) >= take_work:
+        d |= TAKEN
+        tt[i, 0] = m ^ d
+        tt[i, 1] = ww ^ d
+        tt[i, 2] = d
+
+
+@njit(cache=True)
+def two_ply(black, white, white_to_move, t):
+    """Each legal move of the side to move (ascending cells) and what it leads to within
+    two plies: 1 a win at once (the opponent has no reply), 2 a move after which the
+    opponent can win at once, 0 neither. (The natural games of puzzle generation, where
+    the search cannot say more: `solver.puzzles.natural_game`.)"""
+    n = t.n
+    cells = np.empty(n, np.int64)
+    blacks = np.empty(n, U64)
+    whites = np.empty(n, U64)
+    replies = np.empty(n, np.int64)
+    reply_blacks = np.empty(n, U64)
+    reply_whites = np.empty(n, U64)
+    count = compiled.children(black, white, white_to_move, t, cells, blacks, whites)
+    kinds = np.zeros(count, np.int64)
+    for i in range(count):
+        if compiled.is_terminal(blacks[i], whites[i], not white_to_move, t):
+            kinds[i] = 1
+            continue
+        k = compiled.children(blacks[i], whites[i], not white_to_move, t, replies, reply_blacks, reply_whites)
+        for j in range(k):
+            if compiled.is_terminal(reply_blacks[j], reply_whites[j], white_to_move, t):
+                kinds[i] = 2
+                break
+    return cells[:count], kinds

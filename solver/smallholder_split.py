@@ -66,6 +66,7 @@ class SplitSearch:
         self.control = search.control
         self.search_pair = search.table_pair  # the key a position has in the table
         self.search_state = search.state
+        self.search_row_log = search._workers[0].row_log
         self.fixed_plies = split_plies  # None: by the position's size (`search`)
         self.split_plies = SPLIT_PLIES if split_plies is None else split_plies
         self.width = len(workers)
@@ -137,7 +138,8 @@ class SplitSearch:
         the progress line and later searches' ordering read it."""
         lo, hi = (score, kernel.INF) if score >= t else (-kernel.INF, score)
         move = self.game.board.symmetries[self.symmetry_onto(self.game, pos, m, w)][cell]
-        kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), lo, hi, move, 0, self.search_state)
+        kernel.tt_store(self.tt, np.uint64(m), np.uint64(w), lo, hi, move, 0, self.search_state,
+                        self.search_row_log)
 
     def _order(self, cell: int, child: Any, child_t: int, killer: int | None, stones: int) -> tuple[int, ...]:
         """Best first, as the kernel orders: a child the table already shows failing

@@ -238,3 +238,19 @@ def test_a_failed_save_leaves_the_answer(tmp_path: Path, keep_everything: None,
     assert (result.outcome, [(m.cell, m.outcome) for m in result.moves]) == \
            answer(ExactSearch(GAME, table_bytes=TABLE), POSITIONS[0])
     assert any("not stored" in str(event) and "full" in str(event) for event in events)
+
+
+def test_each_result_is_stored_once(tmp_path: Path, keep_everything: None) -> None:
+    """Saving after every lookup adds only what the search proved since the last save:
+    the file holds each position once, however many probes and saves (a search keys
+    most positions by their table form, not the canonical form the file uses, and every
+    save used to store those again)."""
+    path = tmp_path / "t.sqlite"
+    with TablebaseStore(path, create=True) as store:
+        search = ExactSearch(GAME, table_bytes=TABLE)
+        for pos in POSITIONS:
+            answer(search, pos, store)
+        assert search_results.save(store, search).rows == 0  # nothing new since the last lookup's save
+    entries = stored(path)
+    assert len(entries) > 100
+    assert len(np.unique(entries[["mover", "waiter"]])) == len(entries)

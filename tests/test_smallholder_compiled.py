@@ -259,3 +259,24 @@ def test_expand_keys_on_many_positions_is_the_scalar_rules() -> None:
     assert len(many) >= compiled._PARALLEL_KEYS
     assert counts_many.tolist() == counts.tolist() * (len(many) // len(keys))
     assert child_many.tolist() == expected * (len(many) // len(keys))
+
+
+@pytest.mark.parametrize("board", ["hex3", "hex4", "limping3"])
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_the_compiled_two_ply_look_agrees_with_the_rules_engine(board: str, ruleset: str) -> None:
+    """The natural games of puzzle generation look two plies ahead on the compiled rules
+    (`solver.smallholder_exact.look_ahead`) where the search cannot answer: the same moves,
+    wins at once and safe moves as the rules engine's look (`solver.puzzles`)."""
+    from tablebase.solver.puzzles import rules_look_ahead
+    from tablebase.solver.smallholder_exact import look_ahead
+
+    game = Smallholder(board, ruleset)
+    compiled_look, reference_look = look_ahead(game), rules_look_ahead(game)
+    positions = random.Random(f"{board}/{ruleset}").sample(playout_positions(game, random.Random(11), 12), 120)
+    wins = unsafe = 0
+    for pos in positions:
+        moves, winning, safe = compiled_look(pos)
+        assert (moves, winning, safe) == reference_look(pos), game.format(pos)
+        wins += len(winning)
+        unsafe += len(moves) - len(safe)
+    assert wins > 0 and unsafe > 0

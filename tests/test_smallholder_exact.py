@@ -359,12 +359,13 @@ def test_torn_table_entry_reads_as_missing() -> None:
 
     search = ExactSearch(Smallholder("hex4", "nibbler"), table_bytes=TABLE)
     state = np.zeros(kernel.STATE_SLOTS, np.int64)
+    row_log = kernel.new_row_log(0, 0)
     m, w = np.uint64(0b1011), np.uint64(0b110000)
-    kernel.tt_store(search.tt, m, w, -5, 7, 3, 2, state)
+    kernel.tt_store(search.tt, m, w, -5, 7, 3, 2, state, row_log)
     entry, data = kernel.tt_find(search.tt, m, w)
     assert entry >= 0 and (kernel.data_lo(data), kernel.data_hi(data), kernel.data_move(data)) == (-5, 7, 3)
     before = search.tt[entry].copy()
-    kernel.tt_store(search.tt, m, w, 1, 5, 4, 2, state)  # the same entry, tightened
+    kernel.tt_store(search.tt, m, w, 1, 5, 4, 2, state, row_log)  # the same entry, tightened
     after = search.tt[entry].copy()
     assert after[2] != before[2]
     for stale in range(3):
@@ -401,12 +402,13 @@ def test_table_growth_keeps_every_entry() -> None:
 
     search = ExactSearch(Smallholder("hex4", "nibbler"), table_bytes=TABLE)
     state = np.zeros(kernel.STATE_SLOTS, np.int64)
+    row_log = kernel.new_row_log(0, 0)
     rng = np.random.default_rng(5)
     first = search.table_rows()
     assert first < search.table_entries
     pairs = {(int(m), int(w)) for m, w in rng.integers(1, 1 << 37, size=(first // 32, 2))}  # few enough to fit their buckets
     for k, (m, w) in enumerate(pairs):
-        kernel.tt_store(search.tt, np.uint64(m), np.uint64(w), -(k % 90), k % 70, k % 37, k % 50, state)
+        kernel.tt_store(search.tt, np.uint64(m), np.uint64(w), -(k % 90), k % 70, k % 37, k % 50, state, row_log)
     stored = {pair: kernel.tt_find(search.tt, np.uint64(pair[0]), np.uint64(pair[1]))[1] for pair in pairs}
     assert all(data != 0 for data in stored.values())
     while kernel.tt_grow(search.tt):
@@ -547,8 +549,9 @@ def test_a_batch_answered_by_a_search_gives_each_position_its_own_budget() -> No
 def test_the_proved_entries_are_those_a_whole_array_reading_of_the_table_finds() -> None:
     """`ExactSearch.proved` (a compiled pass over the table) gives exactly the entries that
     reading the table's words as whole numpy arrays gives: exact (lower bound = upper
-    bound), of at least the asked work, not preloaded, in canonical form; across work
-    floors, after searches that leave entries of every kind (bounds, exact, preloaded)."""
+    bound), of at least the asked work, not preloaded, in canonical form, each once (a
+    call at a lower work floor gives those the calls before left out); after searches
+    that leave entries of every kind (bounds, exact, preloaded)."""
     from tablebase.solver import smallholder_exact_kernel as kernel
     from tablebase.solver.smallholder_exact import PRELOADED_WORK
 
@@ -568,12 +571,59 @@ def test_the_proved_entries_are_those_a_whole_array_reading_of_the_table_finds()
     work = ((data >> np.uint64(40)) & np.uint64(0xFF)).astype(np.int64)
     used = (waiters & kernel.USED) != 0
     assert used.sum() > 1000 and (used & (lo != hi)).any() and (used & (work == PRELOADED_WORK)).any()
-    for floor in (0, 3, 6, 9):
-        exact = used & (lo == hi) & (work >= floor) & (work < PRELOADED_WORK)
+    below = PRELOADED_WORK
+    for floor in (9, 6, 3, 0):  # each entry is given once: each call gives those the ones before did not
+        exact = used & (lo == hi) & (work >= floor) & (work < below)
+        below = floor
         movers, canonical_waiters = kernel.canonical_pairs(rows[exact, 0] ^ data[exact],
                                                            waiters[exact] & ~kernel.USED, search.rules_tables)
         expected = sorted(zip(movers.tolist(), canonical_waiters.tolist(), lo[exact].tolist(), work[exact].tolist()))
         got = search.proved(floor)
         assert [a.dtype for a in got] == [np.uint64, np.uint64, np.int16, np.int8]
         assert sorted(zip(*(a.tolist() for a in got))) == expected, floor
-    assert len(search.proved(0)[0]) > len(search.proved(9)[0]) > 0
+        assert expected, floor
+    assert len(search.proved(0)[0]) == 0
+
+
+def test_proved_entries_read_through_the_row_logs_are_those_a_scan_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the table has stopped growing, `ExactSearch.proved` reads only the rows the
+    threads' row logs noted; it must still give every exact entry a scan of the whole
+    table finds (of at least its work floor, not preloaded), after `preload` marked the
+    ones it gave before (as a save does), and after a row log overflowed."""
+    from tablebase.solver import smallholder_exact as exact
+    from tablebase.solver import smallholder_exact_kernel as kernel
+
+    game = Smallholder("hex4", "nibbler")
+    search = ExactSearch(game, table_bytes=1 << 22, threads=2)
+    while kernel.tt_grow(search.tt):  # the table at its full size: searches no longer move entries
+        pass
+    positions = random.Random(5).sample(playout_positions(game, random.Random(6), 40), 6)
+    scan = kernel.tt_proved
+
+    def expected(floor: int) -> list[tuple[int, ...]]:
+        movers, waiters, scores, work, _ = scan(search.tt, search.table_rows(), floor, exact.PRELOADED_WORK,
+                                                1 << 20)  # taking none
+        movers, waiters = kernel.canonical_pairs(movers, waiters, search.rules_tables)
+        return sorted(zip(movers.tolist(), waiters.tolist(), scores.tolist(), work.tolist()))
+
+    def scan_refused(*args: object) -> None:
+        raise AssertionError("proved scanned the whole table")
+
+    search.proved(exact.ROW_LOG_MIN_WORK)  # the first call scans: the table grew since it was made
+    saves = 0
+    for k, pos in enumerate(positions):
+        search.analyse(pos, Budget(nodes=200_000))
+        want = expected(9)
+        if k == 2:  # a row log that overflows: the next call must scan again
+            search._workers[1].row_log[kernel.LOG_COUNT] = kernel.ROW_LOG_ROWS + 1
+            got = search.proved(9)
+        else:
+            monkeypatch.setattr(kernel, "tt_proved", scan_refused)
+            got = search.proved(9)
+            monkeypatch.setattr(kernel, "tt_proved", scan)
+        assert sorted(zip(*(a.tolist() for a in got))) == want, k
+        assert len(want) > 0 or k != 2
+        saves += len(want) > 0
+        assert expected(9) == []  # each entry is given once
+        search.preload(*got[:3])  # as a save does
+    assert saves >= 3

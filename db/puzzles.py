@@ -105,15 +105,16 @@ class PuzzleStore:
                                   ("depth", "<=", max_depth), ("grade", "=", grade)):
             if value is not None:
                 where.append(f"{column} {op} ?")
-                args.append(value)
+                args.append(_in_sqlite_range(value) if isinstance(value, int) else value)
         sql = "SELECT * FROM puzzles" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
         if limit is not None:
             sql += " LIMIT ?"
-            args.append(limit)
+            args.append(_in_sqlite_range(limit))
         return [self._puzzle(row) for row in self.db.execute(sql, args).fetchall()]
 
     def get(self, puzzle_id: int) -> StoredPuzzle:
-        row = None if self.absent else self.db.execute("SELECT * FROM puzzles WHERE id = ?", [puzzle_id]).fetchone()
+        row = None if self.absent else self.db.execute("SELECT * FROM puzzles WHERE id = ?",
+                                                       [_in_sqlite_range(puzzle_id)]).fetchone()
         if row is None:
             raise StoreError(f"no puzzle with id {puzzle_id}")
         return self._puzzle(row)
@@ -123,6 +124,13 @@ class PuzzleStore:
         (id_, game, rules, position, key, depth, grade, line, tree, features, source, _created) = row
         return StoredPuzzle(id_, game, rules, position, _key(key), depth, grade, [int(m) for m in line.split()],
                             json.loads(tree), json.loads(features), source)
+
+
+def _in_sqlite_range(number: int) -> int:
+    """``number`` clamped to SQLite's 64-bit integers, which compare with every stored id,
+    depth and grade as the number itself does (and a LIMIT beyond them is no limit); a
+    bigger Python int would be an OverflowError."""
+    return max(-(1 << 63), min(number, (1 << 63) - 1))
 
 
 def _stored_key(key: int) -> int | bytes:

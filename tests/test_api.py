@@ -184,6 +184,7 @@ def test_bad_numbers_name_the_parameter(sparro_standard_db: Path, call: object, 
             call(tb)  # type: ignore[operator]
 
 
+
 @pytest.mark.parametrize("options, message", [
     ({"count": -1}, "count must be a whole number at least 1, not -1"),
     ({"min_depth": 0}, "min_depth must be a whole number at least 1, not 0"),

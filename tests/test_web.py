@@ -29,6 +29,7 @@ import pytest
 import uvicorn
 from click.testing import CliRunner
 
+import tablebase
 from tablebase.cli.main import main
 from tablebase.cli.sparro import probe_sparro
 from tablebase.games.sparro.rules import NO_COMPENSATION
@@ -143,7 +144,18 @@ def test_puzzles_are_the_cli_json(client: Any, web_db: Path) -> None:
     assert sparro == [p for p in expected if p["game"] == "sparro"] and sparro
     one = client.get(f"/api/puzzles/{sparro[0]['id']}").json()
     assert one == cli_json("puzzles", "show", str(sparro[0]["id"]), "--json", "--db", str(web_db))
+    # numbers beyond SQLite's 64-bit integers mean what they say (they were a 500)
+    assert client.get("/api/puzzles", params={"limit": str(10 ** 30)}).json() == expected
 
+
+
+def test_huge_puzzle_filters_mean_what_they_say(web_db: Path) -> None:
+    """In Python too, numbers beyond SQLite's 64-bit integers select as the numbers
+    themselves do (they were an OverflowError)."""
+    with tablebase.open(web_db) as tb:
+        everything = tb.puzzles()
+        assert everything and tb.puzzles(limit=10 ** 30) == everything
+        assert tb.puzzles(min_depth=10 ** 30) == [] and tb.puzzles(max_depth=10 ** 30) == everything
 
 @pytest.mark.parametrize("params, cli_args", [
     ({"game": "sparro", "position": "RRRR/..."}, ["probe", "sparro", "RRRR/..."]),
@@ -183,7 +195,7 @@ def test_an_illegal_move_after_names_it(client: Any, game: str, options: dict[st
     "/api/probe?game=sparro&after=0a1,0a1", "/api/probe?game=sparro&position=%00%ff",
     "/api/moves?game=smallholder&board=limping2&position=B./.../..../... B",
     "/api/svg?game=sparro&position=x", "/api/puzzles?grade=hard", "/api/puzzles/x", "/api/puzzles/999",
-    "/api/puzzles?grade=9", "/api/puzzles?limit=-1",
+    "/api/puzzles?grade=9", "/api/puzzles?limit=-1", "/api/puzzles/99999999999999999999999",
     "/api/probe?game=smallholder&board=hex4",
 ])
 def test_bad_requests_are_400_never_500(client: Any, url: str) -> None:

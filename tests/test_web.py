@@ -146,6 +146,12 @@ def test_puzzles_are_the_cli_json(client: Any, web_db: Path) -> None:
     assert one == cli_json("puzzles", "show", str(sparro[0]["id"]), "--json", "--db", str(web_db))
     # numbers beyond SQLite's 64-bit integers mean what they say (they were a 500)
     assert client.get("/api/puzzles", params={"limit": str(10 ** 30)}).json() == expected
+    # the CLI's filters, and no parameter it does not know (one was silently ignored)
+    deep = cli("puzzles", "list", "--json", "--min-depth", "4", "--max-depth", "6", "--db", str(web_db))
+    filtered = client.get("/api/puzzles", params={"min_depth": 4, "max_depth": 6}).json()
+    assert filtered == [json.loads(line) for line in deep.stdout.splitlines()] and 0 < len(filtered) < len(expected)
+    unknown = client.get("/api/puzzles", params={"depth": 4})
+    assert unknown.status_code == 400 and "unknown parameter" in unknown.json()["error"]
 
 
 

@@ -42,6 +42,7 @@ from tablebase.web.jobs import SearchJobs
 STATIC = Path(__file__).parent / "static"
 #: The parameters that choose a position (passed on as they are).
 POSITION_PARAMETERS = ("position", "variant", "board", "ruleset", "rules", "after")
+PUZZLE_FILTERS = ("game", "rules", "grade", "min_depth", "max_depth", "limit")
 PAGES = {"/": "index.html", "/puzzles": "puzzles.html", "/fairness": "fairness.html"}
 
 
@@ -117,8 +118,12 @@ def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette
 
     def puzzles(request: Request) -> Any:
         params = request.query_params
+        unknown = sorted(set(params) - set(PUZZLE_FILTERS))
+        if unknown:
+            raise BadRequest(f"unknown parameter (expected {', '.join(PUZZLE_FILTERS)}): {unknown[0]!r}")
         return explorer.puzzles(params.get("game") or None, params.get("rules") or None,
-                                _int_parameter(request, "grade"), _int_parameter(request, "limit"))
+                                _int_parameter(request, "grade"), _int_parameter(request, "limit"),
+                                _int_parameter(request, "min_depth"), _int_parameter(request, "max_depth"))
 
     def puzzle(request: Request) -> Any:
         text = request.path_params["puzzle_id"]

@@ -119,9 +119,11 @@ class Explorer:
         return self._reached(game, position, after, options).svg()
 
     def puzzles(self, game: str | None = None, rules: str | None = None, grade: int | None = None,
-                limit: int | None = None) -> list[dict[str, Any]]:
+                limit: int | None = None, min_depth: int | None = None,
+                max_depth: int | None = None) -> list[dict[str, Any]]:
         """What `tablebase puzzles list --json` prints, one dict per puzzle."""
-        return [puzzle_json(p) for p in self._tablebase().puzzles(game, rules, grade=grade, limit=limit)]
+        return [puzzle_json(p) for p in self._tablebase().puzzles(game, rules, min_depth=min_depth, max_depth=max_depth,
+                                                                  grade=grade, limit=limit)]
 
     def puzzle(self, puzzle_id: int) -> dict[str, Any]:
         """What `tablebase puzzles show ID --json` prints (the solution tree included)."""

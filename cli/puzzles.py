@@ -47,9 +47,10 @@ def _options(game: str, variant: str, ruleset: str, board: str) -> dict[str, Any
 def puzzles() -> None:
     """Puzzles with proven unique solutions: generate, list, show, export, play.
 
-    A puzzle is "to move and win within N plies": the side to move wins, and at each of
-    its moves in the solution, against every defence, exactly one move wins within the
-    plies left. The whole solution tree is checked against the solved tables.
+    A puzzle is "to move and win within N plies": the side to move wins, has at least
+    two legal moves to choose from, and at each of its moves in the solution, against
+    every defence, exactly one move wins within the plies left. The whole solution tree
+    is checked against the solved tables.
     """
 
 

@@ -1,5 +1,6 @@
-"""Puzzles: positions where the side to move wins and, at each of its moves along the
-solution, exactly one move wins against every defence.
+"""Puzzles: positions where the side to move wins, has a choice (at least two legal
+moves), and, at each of its moves along the solution, exactly one move wins against
+every defence.
 
 Works for any game (`tablebase.games.base.Game`) given a ``lookup`` of exact results
 (the solved tables). Candidates come from natural-looking games: random play in which
@@ -119,6 +120,8 @@ def make_puzzle(game: Game[P], pos: P, lookup: Lookup, min_depth: int, max_depth
     root = root or probe(game, pos, lookup)
     if root.outcome.value != WIN:
         raise NotAPuzzle("the side to move does not win")
+    if len(root.moves) < 2:
+        raise NotAPuzzle("the side to move has one legal move: no choice to make")
     depth = root.outcome.remoteness or 0
     if not min_depth <= depth <= max_depth:
         raise NotAPuzzle(f"depth {depth} outside {min_depth}..{max_depth}")
@@ -199,7 +202,8 @@ def generate(game: Game[P], lookup: Lookup, count: int, min_depth: int, max_dept
         candidates = list(natural_game(game, play_lookup or lookup, rng, look_ahead))
         rng.shuffle(candidates)
         for pos, root in candidates:
-            if root is None or root.outcome.value != WIN or not min_depth <= (root.outcome.remoteness or 0) <= max_depth:
+            if (root is None or root.outcome.value != WIN or len(root.moves) < 2
+                    or not min_depth <= (root.outcome.remoteness or 0) <= max_depth):
                 continue
             key = game.canonical_key(pos)
             if key in seen:

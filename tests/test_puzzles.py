@@ -72,9 +72,11 @@ def committed_puzzles(name: str = "sparro.tsv") -> list[dict]:
 
 
 def verify_row(game, lookup, row: dict) -> None:
-    """A committed puzzle's claims: its depth, unique wins everywhere, a winning main line."""
+    """A committed puzzle's claims: a choice at the start, its depth, unique wins
+    everywhere, a winning main line."""
     verifier = Verifier(game, lookup)
     pos = game.parse(row["position"])
+    assert len(list(game.legal_moves(pos))) >= 2, row["position"]
     line = [int(m) for m in row["solution"].split()]
     depth = int(row["depth"])
     assert len(line) == depth

@@ -134,3 +134,5 @@ def test_a_puzzle_of_the_pile_game() -> None:
     assert game.terminal_value(pos) == LOSS and game.to_move(pos) == "B"  # Black is left without a move
     with pytest.raises(NotAPuzzle):
         make_puzzle(game, (3, "R"), exact, 1, 10)  # a lost position is no puzzle
+    with pytest.raises(NotAPuzzle, match="one legal move"):
+        make_puzzle(game, (1, "R"), exact, 1, 10)  # won, by the only legal move: no choice, no puzzle

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the curated puzzle sets in this folder (about 35 minutes on a 2-core machine).
+# Regenerates the curated puzzle sets in this folder (about 6 minutes on a 2-core machine).
 # Usage: positions/puzzles/regenerate.sh [DB]   (default: a fresh database in a temporary folder)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -29,7 +29,7 @@ for ruleset in gaps-original nibbler offshore-gaps stymie hull-setbacks; do
 done
 tablebase puzzles export --game smallholder --output "$here/smallholder.tsv" --db "$db"
 # hex4 (no table): judged by the exact search within a million positions per position and no time
-# bound, so that the same commands give the same puzzles (about 15 minutes on a loaded 2-core machine);
+# bound, so that the same commands give the same puzzles (under a minute on a 2-core machine);
 # a file of their own, since what the search stored before guides it
 hex4db="$(mktemp -d)/hex4.sqlite"
 hex4=(tablebase puzzles generate smallholder --board hex4 --ruleset nibbler --time 0 --budget 1000000 --db "$hex4db" -s)

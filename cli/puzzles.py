@@ -9,6 +9,7 @@ from typing import Any, Callable
 import click
 
 from tablebase.cli.app import (
+    BUDGET_RANGE,
     CONTEXT_SETTINGS,
     DEPTH_RANGE,
     ID_RANGE,
@@ -17,6 +18,7 @@ from tablebase.cli.app import (
     TablebaseError,
     _Group,
     db_option,
+    end_status_line,
     json_option,
     long_run_options,
     long_run_progress,
@@ -26,10 +28,10 @@ from tablebase.cli.app import (
 )
 from tablebase.service.files import open_store, write_text
 from tablebase.service import puzzles as service
-from tablebase.service.errors import IllegalMoveError, NotationError
+from tablebase.service.errors import IllegalMoveError, NotationError, NotInTable
 from tablebase.service.games import GAMES as REGISTRY, describe
 from tablebase.service.play import Match, outcome_text
-from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
+from tablebase.service.smallholder import DEFAULT_SEARCH_SECONDS, DESCRIPTION as SMALLHOLDER
 from tablebase.service.tables import refuse_unasked_solve
 from tablebase.service.sparro import DESCRIPTION as SPARRO
 
@@ -230,6 +232,7 @@ def _play(match: Match) -> bool:
         show_board = True
         if not match.users_turn:
             reply = match.reply()
+            end_status_line()  # a search's progress line, if it drew one
             click.echo(f"-> {reply.name} ({outcome_text(reply.outcome)} for it)")
             continue
         try:
@@ -246,9 +249,11 @@ def _play(match: Match) -> bool:
         try:
             judgement = match.move(text)
         except (NotationError, IllegalMoveError) as exc:
+            end_status_line()
             click.echo(f"not a legal move: {exc}")
             show_board = False
             continue
+        end_status_line()
         if judgement.right is False:
             click.echo(f"wrong: {judgement.name} is a {outcome_text(judgement.outcome)} for you, not the win "
                        f"the puzzle asks for. Refutation: {' '.join((judgement.name, *judgement.refutation))}")
@@ -294,19 +299,26 @@ def play_puzzle(puzzle_id: int, db_path: str) -> None:
 Example:
     tablebase play sparro --solve
     tablebase play sparro 'RBBRBR.BR.../......../....' --variant standard --as B
-    tablebase play smallholder --board limping2 --ruleset stymie""")
+    tablebase play smallholder --board limping2 --ruleset stymie
+    tablebase play smallholder 'WBWB/BWBWW/.B...B/BWWWB.B/B.BBWW/BW.W./WBBW W'""")
 @click.argument("game", type=click.Choice(GAMES))
 @click.argument("position", required=False)
 @click.option("--variant", type=click.Choice(SPARRO.variants), default=SPARRO.default_variant, show_default=True, help="Sparro variant.")
 @click.option("--ruleset", default=SMALLHOLDER.default_ruleset, show_default=True, help="Smallholder ruleset (name or spec).")
 @click.option("--board", type=click.Choice(["limping2", "hex3", "hex4"]), default=SMALLHOLDER.default_board,
               show_default=True,
-              help="Smallholder board; the perfect player needs a table, so limping2 or hex3.")
+              help="Smallholder board: limping2 or hex3 (the perfect player reads a table), or hex4 from a "
+                   "POSITION (the perfect player is the exact search).")
 @click.option("--as", "side", type=click.Choice(["R", "B", "W"]), help="Your colour (default: the side to move).")
+@click.option("--time", "seconds", type=Seconds(), default=DEFAULT_SEARCH_SECONDS, show_default=True,
+              help="hex4: wall-clock seconds the search may take on each position it judges (0: no time bound, "
+                   "only --budget).")
+@click.option("--budget", type=BUDGET_RANGE, default=SMALLHOLDER.search_budget, show_default=True,
+              help="hex4: positions the search may explore on each position it judges.")
 @db_option
 @solve_option
 def play_command(game: str, position: str | None, variant: str, ruleset: str, board: str, side: str | None,
-                 db_path: str, solve: bool) -> None:
+                 seconds: float, budget: int, db_path: str, solve: bool) -> None:
     """Play against the perfect player from any position (default: the start).
 
     After each of your moves the toolkit says what it is worth (win, loss or draw for
@@ -314,21 +326,35 @@ def play_command(game: str, position: str | None, variant: str, ruleset: str, bo
     away: "0c1: win in 19 -> loss in 2". The perfect player answers with its best move.
     Its moves come from the rules' table: when the file lacks it, --solve solves it
     first (without --solve the command says so, with how long it takes, and exits with
-    status 1).
+    status 1). On hex4, which no table holds, the exact search is the perfect player:
+    give a POSITION late enough for it (about 24 empty cells or fewer); a position it
+    cannot settle within --time and --budget ends the game there, with status 1, and
+    what it proves is kept in the --db file for later games.
     """
     label = service.rules_label(game, **_options(game, variant, ruleset, board))
     description, engine = describe(game), service.rules_object(game, label)
+    searched = service.searched(description, engine)
     unsolvable = description.cannot_solve(engine)
-    if unsolvable:
+    if unsolvable and not searched:
         raise TablebaseError(f"play {game}: the perfect player's moves come from a table, and {unsolvable}; "
                              "give --board limping2 or --board hex3")
-    if not solve:
+    if searched and position is None:
+        raise TablebaseError(f"play {game}: on {board} the perfect player is the exact search, which cannot settle "
+                             "the start; give a POSITION (about 24 empty cells or fewer), or --board limping2 or "
+                             "--board hex3")
+    if not solve and not searched:
         refuse_unasked_solve(db_path, f"play {game}", [(description, engine)])
     with open_store(db_path, create=True) as store:
-        rules, lookup = service.game_and_lookup(store, game, label)
+        rules, lookup = service.game_and_lookup(store, game, label, progress_printer(False), budget, seconds or None)
         pos = rules.parse(position) if position else rules.start()
         you = side or rules.to_move(pos)
         if you not in describe(game).colours:
             raise TablebaseError(f"--as {you} is not a colour of {game}")
-        won = _play(Match(rules, pos, lookup, you))
+        match = Match(rules, pos, lookup, you)
+        try:
+            won = _play(match)
+        except NotInTable:  # the search out of its budget: no perfect move to claim
+            raise TablebaseError(f"play {game}: the search did not settle {rules.format(match.pos)!r} within "
+                                 f"--time {seconds:g} s and --budget {budget:,} positions; the game stops here "
+                                 "(give more --time)") from None
     click.echo("you win!" if won else "the perfect player wins.")

@@ -101,13 +101,14 @@ def test_the_estimates_are_the_descriptions_figures() -> None:
 
 
 def test_smallholder_commands_default_to_hex4_and_play_names_the_boards_it_can(tmp_path: Path) -> None:
-    """Every Smallholder command defaults to hex4; play cannot serve it (its perfect
-    player needs a table) and says so, naming the boards it can, on one line."""
+    """Every Smallholder command defaults to hex4; play cannot serve its start (the
+    search, its perfect player there, cannot settle it) and says so at once, asking for a
+    position and naming the boards whose start it can play, on one line."""
     db = tmp_path / "t.sqlite"
     for command in (["play"], ["puzzles", "generate"]):
         assert "[default: hex4]" in " ".join(run(*command, "--help").output.split())
     result = run("play", "smallholder", "--db", str(db), "--solve")
     assert result.exit_code == 1 and result.stdout == ""
     (line,) = result.stderr.strip().splitlines()
-    assert "hex4" in line and "--board limping2" in line and "--board hex3" in line, line
+    assert "hex4" in line and "POSITION" in line and "--board limping2" in line and "--board hex3" in line, line
     assert not db.exists()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from importlib.metadata import version
@@ -82,6 +83,33 @@ class _Group(click.Group):
             end_status_line()
 
 
+#: When the `tablebase` program's process started (`time.perf_counter` instant), set by
+#: its entry point `run`; None where `main` is called inside a longer-lived process.
+PROCESS_STARTED: float | None = None
+_command_started = [0.0]
+
+
+def command_started() -> float:
+    """When the running command started (a `time.perf_counter` instant): its process's
+    start for the `tablebase` program, start-up included; the call's where `main` is
+    called in a process of its own making (tests, scripts). `probe`'s --time counts
+    from it."""
+    return _command_started[0]
+
+
+def process_started() -> float:
+    """This process's start as a `time.perf_counter` instant (Linux: from /proc; elsewhere,
+    or if that cannot be read: now)."""
+    now = time.perf_counter()
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            ticks = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22: start time since boot
+            age = float(uptime.read().split()[0]) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - min(max(age, 0.0), 60.0)
+
+
 @click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
 @click.version_option(version("tablebase"), "-V", "--version", prog_name="tablebase")
 def main() -> None:
@@ -96,6 +124,14 @@ def main() -> None:
         tablebase show sparro
         tablebase moves sparro '............/......../....'
     """
+    _command_started[0] = PROCESS_STARTED if PROCESS_STARTED is not None else time.perf_counter()
+
+
+def run() -> None:
+    """The `tablebase` program: `main`, with the command's clock started at the process's start."""
+    global PROCESS_STARTED
+    PROCESS_STARTED = process_started()
+    main()
 
 
 def _game_group(name: str, help_text: str) -> click.Group:

@@ -2,6 +2,6 @@
 
 from tablebase.cli import (  # noqa: F401  (they register commands)
     atlas, check, demo, proof, puzzles, serve, smallholder, sparro, tables, verify)
-from tablebase.cli.app import main
+from tablebase.cli.app import main, run
 
-__all__ = ["main"]
+__all__ = ["main", "run"]

@@ -10,8 +10,9 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE, SEED_RANGE, Seconds,
-    answer_positions, cluster_options, cycle, db_option, end_status_line, json_option, long_run_options,
-    long_run_progress, moves, probe, probe_texts, progress_printer, pv_option, show, silent_option, solve)
+    answer_positions, cluster_options, command_started, cycle, db_option, end_status_line, json_option,
+    long_run_options, long_run_progress, moves, probe, probe_texts, progress_printer, pv_option, show, silent_option,
+    solve)
 from tablebase.service.files import open_store, write_text
 from tablebase.render.text import moves_line, repetition_text
 from tablebase.service.tables import solve_json
@@ -254,8 +255,9 @@ Example:
 @click.option("--budget", type=BUDGET_RANGE, default=DESCRIPTION.search_budget, show_default=True,
               help="Positions the search may explore per probed position.")
 @click.option("--time", "seconds", type=Seconds(), default=DEFAULT_SEARCH_SECONDS, show_default=True,
-              help="Wall-clock seconds the search may take per probed position ('unknown' after that; 0: no "
-                   "time bound, only --budget).")
+              help="Wall-clock seconds the search may take ('unknown' after that; 0: no time bound, only "
+                   "--budget): for one position, counted from the command's start; for a batch ('-'), per "
+                   "position.")
 @_unreachable_option
 @pv_option
 @silent_option
@@ -288,8 +290,9 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
 
     options: dict[str, Any] = {"board": board, "ruleset": ruleset, "rules": spec,
                                "allow_unreachable": allow_unreachable, "pv": as_json or show_pv}
+    # one position: --time bounds the whole command, start-up included; a batch: each position
     search: dict[str, Any] = {"budget": budget, "seconds": seconds or None, "progress": progress_printer(silent),
-                              "fallback": True}
+                              "fallback": True, "since": command_started() if text != "-" else None}
     texts = probe_texts(show_pv, budget, seconds)
     if not Path(db_path).exists():
         answers = probe_answers(DESCRIPTION, None, search=use_search, **search, **options)

@@ -93,11 +93,14 @@ class GameDescription(ABC):
 
     @abstractmethod
     def search_lookup(self, game: Any, budget: int, seconds: float | None = None,
-                      progress: Progress | None = None, store: TablebaseStore | None = None) -> Lookup:
+                      progress: Progress | None = None, store: TablebaseStore | None = None,
+                      since: float | None = None) -> Lookup:
         """Exact outcomes by search from the rules alone (None past the budget:
         ``budget`` positions, ``seconds`` of wall-clock time where the game's search
-        takes a time bound); with ``store``, starting from the search results stored
-        there and adding to them if it is writable, where the game's search keeps any."""
+        takes a time bound, counted for each call from its start or, for every call,
+        from ``since``, a `time.perf_counter` instant such as a command's start); with
+        ``store``, starting from the search results stored there and adding to them if
+        it is writable, where the game's search keeps any."""
 
     def look_ahead(self, game: Any) -> LookAhead | None:
         """A compiled two-ply look (`solver.puzzles.LookAhead`) for the natural games of

@@ -376,7 +376,7 @@ class Lookups:
 
     def __init__(self, description: GameDescription, store: TablebaseStore | None, search: bool,
                  budget: int | None = None, seconds: float | None = None, progress: Progress | None = None,
-                 fallback: bool = False, memo: bool = False) -> None:
+                 fallback: bool = False, memo: bool = False, since: float | None = None) -> None:
         #: remember what complete tables answered (`MemoLookup`), for every lookup of the process
         self.memo = memo
         #: search rules no usable table holds, where the game's description allows it
@@ -388,6 +388,7 @@ class Lookups:
         self.search = search
         self.budget = budget or description.search_budget
         self.seconds = seconds
+        self.since = since
         self.progress = progress
         self.made: dict[str, Lookup] = {}
         self.sources: dict[str, str] = {}
@@ -409,7 +410,7 @@ class Lookups:
             self.sources[game.rules_name] = "table" if lookup is not None else "search"
             if lookup is None:
                 lookup = self.description.search_lookup(game, self.budget, self.seconds, self.progress,
-                                                        store=self.store)
+                                                        store=self.store, since=self.since)
             self.made[game.rules_name] = lookup
         return self.made[game.rules_name]
 
@@ -421,12 +422,15 @@ class Lookups:
 
 def probe_answers(description: GameDescription, store: TablebaseStore | None, search: bool = False,
                   budget: int | None = None, seconds: float | None = None, progress: Progress | None = None,
-                  fallback: bool = False, memo: bool = False, pv: bool = True, **options: Any) -> ProbeAnswers:
+                  fallback: bool = False, memo: bool = False, pv: bool = True, since: float | None = None,
+                  **options: Any) -> ProbeAnswers:
     """Probe answers for position texts of one game under ``options`` (see
     `GameDescription.read`), from ``store``'s tables or, with ``search`` (or
     ``fallback``, for rules no usable table holds, where the game's description allows
     it), by search within ``budget`` positions and ``seconds`` (a search out of budget
-    answers "unknown"); each answer's "source" says which. With ``memo``, what complete
+    answers "unknown"; with ``since``, a `time.perf_counter` instant, the seconds count
+    from it for all the searching, not from each search's start); each answer's "source"
+    says which. With ``memo``, what complete
     tables answered is remembered for every later probe of the process (`MemoLookup`).
     Without ``pv`` the answers leave out the principal variation (for a search, its
     extra searches)."""
@@ -434,7 +438,7 @@ def probe_answers(description: GameDescription, store: TablebaseStore | None, se
     def parse(text: str) -> tuple[Any, Any]:
         return description.read(text, **options)
 
-    lookups = Lookups(description, store, search, budget, seconds, progress, fallback, memo)
+    lookups = Lookups(description, store, search, budget, seconds, progress, fallback, memo, since)
     if (search or fallback or options.get("allow_unreachable")
             or "allow_unreachable" not in signature(description.read).parameters):
         return ProbeAnswers(parse, lookups, answer_unknown=search, pv=pv)

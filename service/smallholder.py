@@ -223,7 +223,8 @@ class SmallholderDescription(GameDescription):
         return f"tablebase solve smallholder --board {game.board.name} {choice}"
 
     def search_lookup(self, game: Smallholder, budget: int, seconds: float | None = None,
-                      progress: Progress | None = None, store: TablebaseStore | None = None) -> Lookup:
+                      progress: Progress | None = None, store: TablebaseStore | None = None,
+                      since: float | None = None) -> Lookup:
         # imported here: the exact search loads numba, which no command should pay for at start-up
         from tablebase.solver.smallholder_exact import MAX_CELLS as EXACT_MAX_CELLS
         from tablebase.solver.smallholder_exact import Budget
@@ -233,11 +234,13 @@ class SmallholderDescription(GameDescription):
             # and in ``store`` between runs: service/search_results.py)
             if store is not None:
                 from tablebase.service.search_results import persistent_lookup
-                return persistent_lookup(store, exact_search(game), Budget(seconds, budget), progress,
+                return persistent_lookup(store, exact_search(game), Budget(seconds, budget, since), progress,
                                          search_progress(game, progress))
-            return exact_lookup(exact_search(game), Budget(seconds, budget), search_progress(game, progress))
+            return exact_lookup(exact_search(game), Budget(seconds, budget, since), search_progress(game, progress))
         # hex5 and larger: the subgraph method on the rules engine
         search = ArrayLocalSearch if game.board.size <= MAX_MASK_CELLS else LocalSearch
+        if seconds is not None and since is not None:  # its time bound counts from its start: what is left
+            seconds = max(0.0, seconds - (time.perf_counter() - since))
         return search(game, node_budget=budget, time_budget=seconds).outcomes  # type: ignore[return-value]
 
     def look_ahead(self, game: Smallholder) -> LookAhead | None:

@@ -74,7 +74,8 @@ class SparroDescription(GameDescription):
         return f"tablebase solve sparro --variant {game.variant}"
 
     def search_lookup(self, game: Sparro, budget: int, seconds: float | None = None,
-                      progress: Progress | None = None, store: TablebaseStore | None = None) -> Lookup:
+                      progress: Progress | None = None, store: TablebaseStore | None = None,
+                      since: float | None = None) -> Lookup:
         # the Sparro search is bounded by positions only (it is quick: 24 cells)
         return search_lookup(game, budget)
 

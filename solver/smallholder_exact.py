@@ -72,10 +72,13 @@ Progress = Callable[[int, int, str], None]
 
 @dataclass(frozen=True)
 class Budget:
-    """Limits of one analysis; None means no limit."""
+    """Limits of one analysis; None means no limit. ``seconds`` count from the
+    analysis's start, or from ``since`` (a `time.perf_counter` instant, e.g. when a
+    command started, so that its start-up counts against the bound too) when given."""
 
     seconds: float | None = None
     nodes: int | None = None
+    since: float | None = None
 
     def __post_init__(self) -> None:
         # `not x >= 0` also refuses NaN, which would never run out
@@ -345,7 +348,8 @@ class ExactSearch:
         self.tests = 0
         for worker in self._workers:
             worker.reset(budget, self.mobility, self.mobility_empty, self.canon_empty, self.etc_empty)
-        self.deadline[0] = np.inf if budget.seconds is None else started + budget.seconds
+        origin = started if budget.since is None else budget.since
+        self.deadline[0] = np.inf if budget.seconds is None else origin + budget.seconds
         last = [started]
 
         def tick(nodes: int, depth: int) -> None:

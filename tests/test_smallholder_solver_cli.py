@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import re
 from pathlib import Path
 
@@ -192,3 +193,24 @@ def test_probe_answers_carry_the_pv_only_when_asked() -> None:
     assert "pv" not in bare and {**bare, "pv": full["pv"]} == full and len(full["pv"]) == 9
     result = run("probe", "smallholder", text, "--search", "--pv")
     assert result.exit_code == 0 and result.stdout.strip().endswith("; pv: " + " ".join(full["pv"]))
+
+
+def test_probe_time_counts_from_the_programs_start() -> None:
+    """For one position, `tablebase probe --time` bounds the whole command, start-up
+    included (the interpreter, the imports, the compiled code's loading): given less
+    than any start-up takes, the search gets no time and answers "unknown", where with
+    no time bound it proves a win. (main() called inside a process, as the other tests
+    do, counts from the call.)"""
+    text = ".WBB/BW.W./WB..W./BW..WB./WBW.WB/....B/B... B"
+
+    def probe(seconds: str) -> dict:
+        done = subprocess.run(["tablebase", "probe", "smallholder", text, "--time", seconds, "--json", "-s"],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert probe("0.05")["value"] == "unknown"
+    assert probe("0")["value"] == "win"
+    # this test process is older than 2 s: main() called in it counts from the call
+    in_process = run("probe", "smallholder", text, "--time", "2", "--json")
+    assert json.loads(in_process.stdout)["value"] == "win"

@@ -272,7 +272,13 @@ def test_the_compiled_two_ply_look_agrees_with_the_rules_engine(board: str, rule
 
     game = Smallholder(board, ruleset)
     compiled_look, reference_look = look_ahead(game), rules_look_ahead(game)
-    positions = random.Random(f"{board}/{ruleset}").sample(playout_positions(game, random.Random(11), 12), 120)
+    rng = random.Random(f"{board}/{ruleset}")
+    positions = []
+    for _ in range(10):  # the last plies of random games, where wins at once and handed wins lie, and one earlier
+        line = [game.start()]
+        while game.legal_moves(line[-1]):
+            line.append(game.play(line[-1], rng.choice(game.legal_moves(line[-1]))))
+        positions += line[-6:-1] + [rng.choice(line[:-6] or line)]
     wins = unsafe = 0
     for pos in positions:
         moves, winning, safe = compiled_look(pos)

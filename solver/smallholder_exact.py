@@ -81,6 +81,8 @@ class Budget:
     since: float | None = None
 
     def __post_init__(self) -> None:
+        if self.since is not None and (not isinstance(self.since, numbers.Real) or isinstance(self.since, bool)):
+            raise ValueError(f"a clock's start is a time.perf_counter instant: {self.since!r}")
         # `not x >= 0` also refuses NaN, which would never run out
         if self.seconds is not None and (not isinstance(self.seconds, numbers.Real) or not self.seconds >= 0):
             raise ValueError(f"a time budget is a number of seconds, at least 0: {self.seconds!r}")
@@ -608,8 +610,8 @@ class ExactSearch:
         if (min_work >= ROW_LOG_MIN_WORK and self._row_logged and moved == self._moved_at_proved
                 and all(row_log[kernel.LOG_COUNT] <= kernel.ROW_LOG_ROWS for row_log in row_logs)):
             # every entry to give is at a row the row logs noted
-            rows = np.unique(np.concatenate([row_log[kernel.ROW_LOG_HEAD:kernel.ROW_LOG_HEAD + row_log[kernel.LOG_COUNT]]
-                                             for row_log in row_logs]))
+            head = kernel.ROW_LOG_HEAD
+            rows = np.unique(np.concatenate([row_log[head:head + row_log[kernel.LOG_COUNT]] for row_log in row_logs]))
             found = kernel.tt_proved_rows(self.tt, rows, floor, PRELOADED_WORK, min_work)
         else:
             found = kernel.tt_proved(self.tt, self.table_rows(), floor, PRELOADED_WORK, min_work)

@@ -24,6 +24,7 @@ from tablebase.service import check as audit
 from tablebase.service import proof as proof_service
 from tablebase.service import puzzles as puzzle_service
 from tablebase.service import repetition
+from tablebase.service.description import GameDescription
 from tablebase.service.errors import ServiceError
 from tablebase.service.games import GAMES, describe
 from tablebase.service.progress import Progress
@@ -178,6 +179,22 @@ def _seconds(name: str, value: Any, positive: bool = False) -> None:
         raise ServiceError(f"{name} must be {kind}, not {value!r}")
 
 
+#: The rules options the games read as text (`GameDescription.read`, ``default_game``).
+TEXT_OPTIONS = ("variant", "board", "ruleset", "rules")
+
+
+def _described(game: Any, position: Any = None, options: dict[str, Any] | None = None) -> GameDescription:
+    """The description of ``game``, once the game's name, the position (None: the start)
+    and the rules options are text: a ServiceError names any that is not (a number or
+    bytes given for a position would fail deep in a parser)."""
+    given = [("game", game), ("position", position)]
+    given += [(name, value) for name, value in (options or {}).items() if name in TEXT_OPTIONS]
+    for name, value in given:
+        if not isinstance(value, str) and (value is not None or name == "game"):
+            raise ServiceError(f"{name} must be text, not {value!r}")
+    return describe(game)
+
+
 class Tablebase:
     """A tablebase file. Use `tablebase.open`; close it (or use ``with``) when done."""
 
@@ -208,7 +225,7 @@ class Tablebase:
     def position(self, game: str, position: str | None = None, **options: Any) -> Position:
         """A position (default: the start) under the options: ``variant=`` for Sparro;
         ``board=``, ``ruleset=``, ``rules=`` for the Smallholder."""
-        engine, pos = describe(game).read(position, **options)
+        engine, pos = _described(game, position, options).read(position, **options)
         return _position(game, engine, pos)
 
     def probe(self, game: str, position: str | None = None, *, search: bool = False, budget: int | None = None,
@@ -221,7 +238,7 @@ class Tablebase:
         if budget is not None:
             _whole("budget", budget, 1)
         _seconds("seconds", seconds, positive=True)
-        description = describe(game)
+        description = _described(game, position, options)
         engine, pos = description.read(position, **options)
         # a search starts from the file's stored search results
         lookups = Lookups(description, self.store, search, budget, seconds, memo=self.memo)
@@ -239,7 +256,7 @@ class Tablebase:
     def solve(self, game: str, *, progress: Progress | None = None, force: bool = False, **options: Any) -> TableInfo:
         """Solve the rules the options name into the file (mode "w"), resuming or reusing
         what is stored; ``progress`` is called with a `ProgressEvent` per step."""
-        description = describe(game)
+        description = _described(game, None, options)
         engine = description.default_game(**options)
         why = description.cannot_solve(engine)
         if why:
@@ -254,7 +271,7 @@ class Tablebase:
         (re-solving the big leaves the journal lacks; with ``search`` False that is a
         ServiceError) and its first-player claim added, or confirming the tables' claim."""
         if game != "all":
-            describe(game)
+            _described(game)
         return verify_claims(self.store, game, progress, boards, proofs=proofs, search=search)
 
     def check(self, sample: int = audit.DEFAULT_SAMPLE, seed: int = 0,
@@ -274,7 +291,9 @@ class Tablebase:
             if value is not None:
                 _whole(name, value, least, most)
         if game is not None:
-            describe(game)
+            _described(game)
+        if rules is not None and not isinstance(rules, str):
+            raise ServiceError(f"rules must be text, not {rules!r}")
         return puzzle_service.find(self.store, game, rules, min_depth, max_depth, grade, limit)
 
     def generate_puzzles(self, game: str, count: int = 10, min_depth: int = 3, max_depth: int = 15, seed: int = 1,
@@ -286,6 +305,7 @@ class Tablebase:
         _whole("max_depth", max_depth, min_depth)
         _whole("seed", seed, 0)
         _whole("max_games", max_games, 1)
+        _described(game, None, options)
         label = puzzle_service.rules_label(game, **options)
         return list(puzzle_service.generate_into(self.store, game, label, count, min_depth, max_depth, seed,
                                                  max_games, f"tablebase.open(...).generate_puzzles({game!r}, "
@@ -306,7 +326,7 @@ class Tablebase:
         ``scheduler`` = "tcp://HOST:PORT"), committed as it goes, so the same call resumes
         a stopped run. Options ``board=``, ``ruleset=``, ``rules=``; the rest as the
         command's options (docs/distributed.md)."""
-        engine = _weak_game(game, options)
+        engine = _weak_game(game, options, position)
         _whole("job_budget", job_budget, 1, 10**12)
         _whole("job_retries", job_retries, 0, 10)
         _whole("job_table_mb", job_table_mb, proof_service.MIN_JOB_TABLE_MB, proof_service.MAX_JOB_TABLE_MB)
@@ -338,16 +358,16 @@ class Tablebase:
         the exact search (``progress`` reports each leaf), stored in a file opened with
         mode "w"; with ``workers`` (a local Dask cluster) or ``scheduler``
         ("tcp://HOST:PORT") those searches run on the cluster's workers."""
-        engine = _weak_game(game, options)
+        engine = _weak_game(game, options, position)
         if workers is not None:
             _whole("workers", workers, 1)
         return list(proof_service.export_proof(self.store, engine.board.name, engine.rules, position, progress,
                                                workers, scheduler))
 
 
-def _weak_game(game: str, options: dict[str, Any]) -> Any:
+def _weak_game(game: str, options: dict[str, Any], position: Any = None) -> Any:
     """The game of the options, if its description takes weak solves (The Smallholder)."""
-    description = describe(game)
+    description = _described(game, position, options)
     if not description.weak_solves:
         raise ServiceError(f"weak solves are for games whose tables do not fit (The Smallholder): {game!r}")
     return description.default_game(**options)

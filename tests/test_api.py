@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -119,6 +120,24 @@ def test_positions_draw_themselves(sparro_standard_db: Path) -> None:
         pos = tb.position("smallholder", board="hex3")
     assert p._repr_svg_().startswith("<svg") and p.position._repr_svg_().startswith("<svg")
     assert pos._repr_svg_().startswith("<svg") and pos.rules == "nibbler@hex3" and pos.to_move == "B"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda tb: tb.probe("sparro", 123), "position must be text, not 123"),
+    (lambda tb: tb.probe("smallholder", b"..../... B"), "position must be text, not b'..../... B'"),
+    (lambda tb: tb.position("smallholder", board="hex4", rules=3), "rules must be text, not 3"),
+    (lambda tb: tb.position(["sparro"]), r"game must be text, not \['sparro'\]"),
+    (lambda tb: tb.solve("smallholder", board=4), "board must be text, not 4"),
+    (lambda tb: tb.puzzles(rules=5), "rules must be text, not 5"),
+    (lambda tb: tb.weak_solve("smallholder", 5), "position must be text, not 5"),
+])
+def test_what_is_not_text_is_named(sparro_standard_db: Path, call: Any, message: str) -> None:
+    """Positions, game names and rules options are text: anything else is a ServiceError
+    naming the parameter and the value (a number or bytes failed deep in a parser, with
+    an AttributeError or a TypeError)."""
+    with tablebase.open(sparro_standard_db) as tb:
+        with pytest.raises(ServiceError, match=message):
+            call(tb)
 
 
 @pytest.mark.parametrize("move, error, message", [

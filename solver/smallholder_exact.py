@@ -262,6 +262,9 @@ class ExactSearch:
                          for k in range(self.threads)]
         #: the first thread's counters (every search but an analysis runs on it alone)
         self.state = self._workers[0].state
+        #: the rows the split search's own stores note (`SplitSearch`: its Python threads
+        #: store while the threads' compiled searches write their own row logs)
+        self.split_row_log = kernel.new_row_log(ROW_LOG_MIN_WORK, PRELOADED_WORK)
 
     # -- keys ------------------------------------------------------------------------
 
@@ -604,7 +607,7 @@ class ExactSearch:
         Asked for entries of at least ROW_LOG_MIN_WORK, it reads only the rows the threads'
         row logs noted (`kernel.tt_store`), unless the table grew since the last call or a
         row log overflowed: then, as for a lower ``min_work``, it scans every row in use."""
-        row_logs = [worker.row_log for worker in self._workers]
+        row_logs = [worker.row_log for worker in self._workers] + [self.split_row_log]
         moved = int(self.tt[-1, 1])  # how many times the table grew, moving entries
         floor = min(min_work, ROW_LOG_MIN_WORK)
         if (min_work >= ROW_LOG_MIN_WORK and self._row_logged and moved == self._moved_at_proved

@@ -60,8 +60,9 @@ STATE_SLOTS = 10
 # form, one with fewer as it stands, see `table_pair`; THREAD: the thread's index;
 # ETC_EMPTY: the children of a position with more empty cells than this are looked up
 # in the table before any is searched)
-# row log array slots (one row log per thread): how many rows it has noted, the least work
-# and the bound of work it notes, then the rows (see `tt_store`, `tt_proved_rows`)
+# row log array slots (one row log per thread, and one for the split search's stores): how
+# many rows it has noted, the least work and the bound of work it notes, then the rows
+# (see `tt_store`, `tt_proved_rows`); each has one writer at a time
 LOG_COUNT, LOG_FLOOR, LOG_BELOW = range(3)
 ROW_LOG_HEAD = 3
 #: Rows one thread's row log holds; a thread that notes more overflows it (the next

@@ -66,7 +66,7 @@ class SplitSearch:
         self.control = search.control
         self.search_pair = search.table_pair  # the key a position has in the table
         self.search_state = search.state
-        self.search_row_log = search._workers[0].row_log
+        self.search_row_log = search.split_row_log
         self.fixed_plies = split_plies  # None: by the position's size (`search`)
         self.split_plies = SPLIT_PLIES if split_plies is None else split_plies
         self.width = len(workers)

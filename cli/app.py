@@ -86,7 +86,8 @@ class _Group(click.Group):
 #: When the `tablebase` program's process started (`time.perf_counter` instant), set by
 #: its entry point `run`; None where `main` is called inside a longer-lived process.
 PROCESS_STARTED: float | None = None
-_command_started = [0.0]
+#: When the running command started (`command_started`), set by `main`.
+COMMAND_STARTED = 0.0
 
 
 def command_started() -> float:
@@ -94,7 +95,7 @@ def command_started() -> float:
     start for the `tablebase` program, start-up included; the call's where `main` is
     called in a process of its own making (tests, scripts). `probe`'s --time counts
     from it."""
-    return _command_started[0]
+    return COMMAND_STARTED
 
 
 def process_started() -> float:
@@ -124,7 +125,8 @@ def main() -> None:
         tablebase show sparro
         tablebase moves sparro '............/......../....'
     """
-    _command_started[0] = PROCESS_STARTED if PROCESS_STARTED is not None else time.perf_counter()
+    global COMMAND_STARTED
+    COMMAND_STARTED = PROCESS_STARTED if PROCESS_STARTED is not None else time.perf_counter()
 
 
 def run() -> None:

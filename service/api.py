@@ -187,12 +187,19 @@ def _described(game: Any, position: Any = None, options: dict[str, Any] | None =
     """The description of ``game``, once the game's name, the position (None: the start)
     and the rules options are text: a ServiceError names any that is not (a number or
     bytes given for a position would fail deep in a parser)."""
-    given = [("game", game), ("position", position)]
-    given += [(name, value) for name, value in (options or {}).items() if name in TEXT_OPTIONS]
-    for name, value in given:
-        if not isinstance(value, str) and (value is not None or name == "game"):
-            raise ServiceError(f"{name} must be text, not {value!r}")
+    _text("game", game, optional=False)
+    _text("position", position)
+    for name, value in (options or {}).items():
+        if name in TEXT_OPTIONS:
+            _text(name, value)
     return describe(game)
+
+
+def _text(name: str, value: Any, optional: bool = True) -> None:
+    """Refuse ``value`` unless it is text (or None, when ``optional``): a ServiceError
+    naming the parameter and the value."""
+    if not isinstance(value, str) and (value is not None or not optional):
+        raise ServiceError(f"{name} must be text, not {value!r}")
 
 
 class Tablebase:
@@ -292,8 +299,7 @@ class Tablebase:
                 _whole(name, value, least, most)
         if game is not None:
             _described(game)
-        if rules is not None and not isinstance(rules, str):
-            raise ServiceError(f"rules must be text, not {rules!r}")
+        _text("rules", rules)
         return puzzle_service.find(self.store, game, rules, min_depth, max_depth, grade, limit)
 
     def generate_puzzles(self, game: str, count: int = 10, min_depth: int = 3, max_depth: int = 15, seed: int = 1,

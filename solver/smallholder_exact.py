@@ -251,10 +251,9 @@ class ExactSearch:
         #: (`kernel.tt_grow`). Memory is only touched as rows come into use.
         self.tt = np.zeros((entries + 1, 3), np.uint64)
         self.tt[entries, 0] = min(entries, FIRST_TABLE_ENTRIES) - 1
-        #: the table's count of growths at the latest `proved`, and whether the threads'
-        #: row logs have noted the row of every entry it may have to report since
+        #: the table's count of growths at the latest `proved` (a growth moves entries away
+        #: from the rows the row logs noted)
         self._moved_at_proved = 0
-        self._row_logged = True
         self.threads = max(1, threads)
         self.control = np.zeros(kernel.CONTROL_NODES + self.threads, np.int64)
         self.deadline = np.zeros(1, np.float64)
@@ -610,7 +609,7 @@ class ExactSearch:
         row_logs = [worker.row_log for worker in self._workers] + [self.split_row_log]
         moved = int(self.tt[-1, 1])  # how many times the table grew, moving entries
         floor = min(min_work, ROW_LOG_MIN_WORK)
-        if (min_work >= ROW_LOG_MIN_WORK and self._row_logged and moved == self._moved_at_proved
+        if (min_work >= ROW_LOG_MIN_WORK and moved == self._moved_at_proved
                 and all(row_log[kernel.LOG_COUNT] <= kernel.ROW_LOG_ROWS for row_log in row_logs)):
             # every entry to give is at a row the row logs noted
             head = kernel.ROW_LOG_HEAD
@@ -619,15 +618,15 @@ class ExactSearch:
         else:
             found = kernel.tt_proved(self.tt, self.table_rows(), floor, PRELOADED_WORK, min_work)
         movers, waiters, scores, work, rows = found
-        # the row logs start again from the rows of the entries not given yet
+        # the row logs start again from the rows of the entries not given yet (more than a
+        # log holds count as its overflow: the next call scans)
         chosen = work >= min_work
         kept = rows[~chosen & (work >= ROW_LOG_MIN_WORK)]
-        self._row_logged = len(kept) <= kernel.ROW_LOG_ROWS
         for row_log in row_logs:
             row_log[kernel.LOG_COUNT] = 0
-        if self._row_logged:
-            row_logs[0][kernel.ROW_LOG_HEAD:kernel.ROW_LOG_HEAD + len(kept)] = kept
-            row_logs[0][kernel.LOG_COUNT] = len(kept)
+        fits = kept[:kernel.ROW_LOG_ROWS]
+        row_logs[0][kernel.ROW_LOG_HEAD:kernel.ROW_LOG_HEAD + len(fits)] = fits
+        row_logs[0][kernel.LOG_COUNT] = len(kept)
         self._moved_at_proved = moved
         movers, waiters, scores, work = movers[chosen], waiters[chosen], scores[chosen], work[chosen]
         canonical_movers, canonical_waiters = kernel.canonical_pairs(movers, waiters, self.rules_tables)
@@ -668,8 +667,7 @@ def look_ahead(game: Smallholder) -> Callable[[Position], tuple[list[int], list[
     def look(pos: Position) -> tuple[list[int], list[int], list[int]]:
         cells, kinds = kernel.two_ply(np.uint64(pos.black), np.uint64(pos.white), pos.to_move != BLACK, tables)
         moves = cells.tolist()
-        return (moves, [c for c, kind in zip(moves, kinds.tolist()) if kind == 1],
-                [c for c, kind in zip(moves, kinds.tolist()) if kind != 2])
+        return moves, cells[kinds == 1].tolist(), cells[kinds != 2].tolist()
     return look
 
 

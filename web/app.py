@@ -50,11 +50,17 @@ def _error(exc: Exception, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": error_line(exc), "missing_table": is_missing_table(exc)}, status_code=status)
 
 
+def _only_known_parameters(request: Request, known: tuple[str, ...]) -> None:
+    """A 400 naming the first query parameter not in ``known`` (one a client misspelt
+    would otherwise be ignored without a word)."""
+    unknown = sorted(set(request.query_params) - set(known))
+    if unknown:
+        raise BadRequest(f"unknown parameter (expected {', '.join(known)}): {unknown[0]!r}")
+
+
 def _position_request(request: Request) -> dict[str, Any]:
     params = request.query_params
-    unknown = sorted(set(params) - {"game", *POSITION_PARAMETERS})
-    if unknown:
-        raise BadRequest(f"unknown parameter (expected game, {', '.join(POSITION_PARAMETERS)}): {unknown[0]!r}")
+    _only_known_parameters(request, ("game", *POSITION_PARAMETERS))
     if "game" not in params:
         raise BadRequest("missing parameter 'game' (sparro or smallholder)")
     return {"game": params["game"], **{name: params[name] for name in POSITION_PARAMETERS if name in params}}
@@ -118,9 +124,7 @@ def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette
 
     def puzzles(request: Request) -> Any:
         params = request.query_params
-        unknown = sorted(set(params) - set(PUZZLE_FILTERS))
-        if unknown:
-            raise BadRequest(f"unknown parameter (expected {', '.join(PUZZLE_FILTERS)}): {unknown[0]!r}")
+        _only_known_parameters(request, PUZZLE_FILTERS)
         return explorer.puzzles(params.get("game") or None, params.get("rules") or None,
                                 _int_parameter(request, "grade"), _int_parameter(request, "limit"),
                                 _int_parameter(request, "min_depth"), _int_parameter(request, "max_depth"))

@@ -38,8 +38,8 @@ GAME = "smallholder"
 
 def rules_of(ruleset: str | None, spec: str | None) -> Rules:
     """The rules of a named ruleset (default nibbler) with a custom spec's changes on top."""
-    base = parse_rules(ruleset or DEFAULT_RULESET)
-    return parse_rules(spec, base) if spec else base
+    base = parse_rules(DEFAULT_RULESET if ruleset is None else ruleset)
+    return base if spec is None else parse_rules(spec, base)
 
 
 @cache
@@ -61,9 +61,9 @@ def read(text: str | None, board: str | None, rules: Rules, allow_unreachable: b
     Without ``board`` the board is the one the text's row lengths belong to.
     """
     if text is None:
-        game = game_of(board or DEFAULT_BOARD, rules)
+        game = game_of(DEFAULT_BOARD if board is None else board, rules)
         return game, game.start()
-    found, _ = parse_position(text, get_board(board) if board else None)
+    found, _ = parse_position(text, None if board is None else get_board(board))
     game = game_of(found.name, rules)
     return game, game.parse(text, allow_unreachable=allow_unreachable)
 
@@ -181,7 +181,7 @@ class SmallholderDescription(GameDescription):
     def default_game(self, board: str | None = None, ruleset: str | None = None, rules: str | None = None,
                      **options: Any) -> Smallholder:
         _no_options(options)
-        return game_of(board or DEFAULT_BOARD, rules_of(ruleset, rules))
+        return game_of(DEFAULT_BOARD if board is None else board, rules_of(ruleset, rules))
 
     def read(self, text: str | None, board: str | None = None, ruleset: str | None = None, rules: str | None = None,
              allow_unreachable: bool = False, **options: Any) -> tuple[Smallholder, Position]:

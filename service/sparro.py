@@ -47,7 +47,7 @@ class SparroDescription(GameDescription):
 
     def default_game(self, variant: str | None = None, **options: Any) -> Sparro:
         _no_options(options)
-        return self.rules(variant or "standard")
+        return self.rules("standard" if variant is None else variant)
 
     def read(self, text: str | None, variant: str | None = None, allow_unreachable: bool = False,
              **options: Any) -> tuple[Sparro, SparroPosition]:

@@ -33,7 +33,9 @@ import tablebase
 from tablebase.cli.main import main
 from tablebase.cli.sparro import probe_sparro
 from tablebase.games.sparro.rules import NO_COMPENSATION
+from tablebase.service.errors import USER_ERRORS
 from tablebase.web.app import create_app
+from tablebase.web.jobs import SearchJobs
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: The browser tests take docs/explorer.md's screenshots. They are written into docs/img
@@ -203,12 +205,48 @@ def test_an_illegal_move_after_names_it(client: Any, game: str, options: dict[st
     "/api/svg?game=sparro&position=x", "/api/puzzles?grade=hard", "/api/puzzles/x", "/api/puzzles/999",
     "/api/puzzles?grade=9", "/api/puzzles?limit=-1", "/api/puzzles/99999999999999999999999",
     "/api/probe?game=smallholder&board=hex4",
+    # digits other than ASCII ones: str.isdigit takes them, int refuses "²" (it was a 500)
+    # and reads "١" as 1 (a puzzle or a move the client did not write)
+    "/api/puzzles/%C2%B2", "/api/puzzles/%E2%91%A0", "/api/puzzles/%D9%A1", "/api/puzzles?limit=%D9%A1",
+    "/api/puzzles?limit=+1", "/api/puzzles?limit=", "/api/probe?game=sparro&after=%D9%A1",
+    # a parameter given twice, or one an address does not take
+    "/api/probe?game=sparro&game=smallholder", "/api/fairness?bogus=1", "/api/games?bogus=1",
 ])
 def test_bad_requests_are_400_never_500(client: Any, url: str) -> None:
     answer = client.get(url)
     assert answer.status_code == 400, answer.text
     message = answer.json()["error"]
     assert message and "\n" not in message and "Traceback" not in message
+
+
+@pytest.mark.parametrize("params", [
+    {"game": "sparro", "position": ""}, {"game": "sparro", "variant": ""},
+    {"game": "smallholder", "board": ""}, {"game": "smallholder", "board": "limping2", "ruleset": ""},
+    {"game": "smallholder", "board": "limping2", "rules": ""},
+])
+def test_an_empty_parameter_is_not_the_default(client: Any, web_db: Path, params: dict[str, str]) -> None:
+    """An empty position or rules option is refused with the Python API's message (the
+    command line's too, for a position), rather than read as "the start" or "the default rules"."""
+    options = {name: value for name, value in params.items() if name not in ("game", "position")}
+    with pytest.raises(USER_ERRORS) as error:
+        with tablebase.open(web_db) as tb:
+            tb.probe(params["game"], params.get("position"), **options)
+    for endpoint in ("/api/probe", "/api/moves"):
+        answer = client.get(endpoint, params=params)
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"] == str(error.value)
+    if "position" in params:
+        assert str(error.value) == cli_error("probe", params["game"], "", "--db", str(web_db))
+
+
+def test_api_errors_of_routing_are_json(client: Any) -> None:
+    """Every answer under /api/ is JSON, also "no such address" and "not this method"."""
+    missing = client.get("/api/nothing")
+    assert missing.status_code == 404 and missing.json()["error"] == "Not Found: GET /api/nothing"
+    wrong = client.put("/api/probe")
+    assert wrong.status_code == 405 and wrong.json()["error"].startswith("Method Not Allowed")
+    page = client.get("/nothing")
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/plain")
 
 
 def test_missing_table_is_flagged_for_a_search(client: Any) -> None:
@@ -245,6 +283,26 @@ def test_background_search_stops(client: Any) -> None:
     assert stopped["status"] == "stopped"
     assert client.get(f"/api/search/{started['job']}").json()["status"] == "stopped"
     assert client.get("/api/search/12345").status_code == 404
+
+
+def test_a_search_request_longer_than_an_argument_may_be(web_db: Path) -> None:
+    """A request reaches its search process on stdin: as a command-line argument, one
+    longer than the system allows (128 KB) was a 500. Here the moves are 40,000 control
+    characters (spaces to the parser; six characters each in JSON) before one move."""
+    jobs = SearchJobs(str(web_db))
+    try:
+        request = {"game": "smallholder", "board": "limping2", "after": "\x1c" * 40_000 + "a1"}
+        assert len(json.dumps(request)) > 200_000
+        job = jobs.start(request)["job"]
+        deadline = time.monotonic() + 120
+        while (state := jobs.status(job))["status"] == "searching" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert state["status"] == "done", state
+        with tablebase.open(web_db) as tb:
+            expected = tb.position("smallholder", board="limping2").play("a1").text
+        assert state["answer"]["position"] == expected and state["answer"]["source"] == "search"
+    finally:
+        jobs.close()
 
 
 def test_background_search_refuses_bad_positions_at_once(client: Any) -> None:

@@ -30,13 +30,14 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from tablebase.service.progress import Progress
 from tablebase.service.verify import Claim, proof_claims
-from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line, is_missing_table
+from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line, is_missing_table, is_whole_number
 from tablebase.web.jobs import SearchJobs
 
 STATIC = Path(__file__).parent / "static"
@@ -52,10 +53,15 @@ def _error(exc: Exception, status: int = 400) -> JSONResponse:
 
 def _only_known_parameters(request: Request, known: tuple[str, ...]) -> None:
     """A 400 naming the first query parameter not in ``known`` (one a client misspelt
-    would otherwise be ignored without a word)."""
+    would otherwise be ignored without a word), or one given twice (which of the two
+    values would count?)."""
     unknown = sorted(set(request.query_params) - set(known))
     if unknown:
-        raise BadRequest(f"unknown parameter (expected {', '.join(known)}): {unknown[0]!r}")
+        expected = f"expected {', '.join(known)}" if known else "this address takes none"
+        raise BadRequest(f"unknown parameter ({expected}): {unknown[0]!r}")
+    repeated = sorted(name for name in request.query_params if len(request.query_params.getlist(name)) > 1)
+    if repeated:
+        raise BadRequest(f"parameter given more than once: {repeated[0]!r}")
 
 
 def _position_request(request: Request) -> dict[str, Any]:
@@ -67,13 +73,14 @@ def _position_request(request: Request) -> dict[str, Any]:
 
 
 def _int_parameter(request: Request, name: str) -> int | None:
+    """The whole number of parameter ``name`` (None when it is not given), written in ASCII
+    digits: ``int`` would also take "+1", " 1", "1_0" or "١"."""
     text = request.query_params.get(name)
-    if text is None or text == "":
+    if text is None:
         return None
-    try:
-        return int(text)
-    except ValueError:
-        raise BadRequest(f"{name} must be a whole number: {text!r}") from None
+    if not is_whole_number(text):
+        raise BadRequest(f"{name} must be a whole number: {text!r}")
+    return int(text)
 
 
 def _answering(call: Callable[[Request], Any], inline: bool = False) -> Callable[[Request], Any]:
@@ -113,6 +120,14 @@ def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette
     explorer = Explorer(db_path, proved)
     jobs = SearchJobs(str(db_path))
 
+    def games(request: Request) -> Any:
+        _only_known_parameters(request, ())
+        return explorer.games()
+
+    def fairness(request: Request) -> Any:
+        _only_known_parameters(request, ())
+        return explorer.fairness()
+
     def probe(request: Request) -> Any:
         return explorer.probe(**_position_request(request))
 
@@ -125,13 +140,13 @@ def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette
     def puzzles(request: Request) -> Any:
         params = request.query_params
         _only_known_parameters(request, PUZZLE_FILTERS)
-        return explorer.puzzles(params.get("game") or None, params.get("rules") or None,
+        return explorer.puzzles(params.get("game"), params.get("rules"),
                                 _int_parameter(request, "grade"), _int_parameter(request, "limit"),
                                 _int_parameter(request, "min_depth"), _int_parameter(request, "max_depth"))
 
     def puzzle(request: Request) -> Any:
         text = request.path_params["puzzle_id"]
-        if not text.isdigit():
+        if not is_whole_number(text):
             raise BadRequest(f"a puzzle id is a whole number: {text!r}")
         return explorer.puzzle(int(text))
 
@@ -162,8 +177,8 @@ def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette
 
     routes: list[BaseRoute] = [Route(path, page(name)) for path, name in PAGES.items()]
     routes += [
-        Route("/api/games", _answering(lambda request: explorer.games())),
-        Route("/api/fairness", _answering(lambda request: explorer.fairness())),
+        Route("/api/games", _answering(games)),
+        Route("/api/fairness", _answering(fairness)),
         Route("/api/probe", _answering(probe, inline=True)),  # tables only: /api/search searches
         Route("/api/moves", _answering(moves)),
         Route("/api/svg", _answering(svg)),
@@ -173,7 +188,17 @@ def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette
         Route("/api/search/{job}", _answering(search_job), methods=["GET", "DELETE"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan,
+                     exception_handlers={404: _http_error, 405: _http_error})
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """A 404 or 405: JSON under /api/ (every API answer is JSON), plain text elsewhere."""
+    assert isinstance(exc, HTTPException)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}", "missing_table": False},
+                            status_code=exc.status_code, headers=exc.headers)
+    return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
 
 
 def listen(db_path: str | Path, host: str = "127.0.0.1", port: int = 8000,

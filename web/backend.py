@@ -23,7 +23,7 @@ from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
 from tablebase.service.sparro import DESCRIPTION as SPARRO
 from tablebase.service.verify import Claim, stored_claims, with_proofs
 
-__all__ = ["USER_ERRORS", "BadRequest", "Explorer", "error_line", "is_missing_table"]
+__all__ = ["USER_ERRORS", "BadRequest", "Explorer", "error_line", "is_missing_table", "is_whole_number"]
 
 
 class BadRequest(ValueError):
@@ -42,6 +42,12 @@ def error_line(exc: Exception) -> str:
 def is_missing_table(exc: Exception) -> bool:
     """Whether the error says that no table holds the position (a search may answer it)."""
     return isinstance(exc, (NotInTable, NotSolved)) or "too big to have tables" in str(exc)
+
+
+def is_whole_number(text: str) -> bool:
+    """Whether ``text`` is a whole number written in ASCII digits (``str.isdigit`` also takes
+    "²" or "١", which ``int`` then refuses or reads as another number)."""
+    return re.fullmatch(r"[0-9]+", text) is not None
 
 
 def moves_of(after: str | None) -> list[str]:
@@ -87,10 +93,10 @@ class Explorer:
     def _reached(self, game: str, position: str | None, after: str | None, options: dict[str, Any]
                  ) -> tablebase.Position:
         """The position ``position`` (default: the start) after the ``after`` moves."""
-        pos = self._tablebase().position(game, position or None, **options)
+        pos = self._tablebase().position(game, position, **options)
         for number, token in enumerate(moves_of(after), start=1):
             try:
-                pos = pos.play(int(token) if token.isdigit() else token)
+                pos = pos.play(int(token) if is_whole_number(token) else token)
             except (IllegalMoveError, ValueError) as exc:
                 if isinstance(exc, SERVICE_ERRORS) and not isinstance(exc, IllegalMoveError):
                     raise  # not a move at all: the notation's own message
@@ -105,7 +111,7 @@ class Explorer:
         after the ``after`` moves); with ``search`` the answer comes from the rules alone."""
         if moves_of(after):
             position = self._reached(game, position, after, options).text
-        return self._tablebase().probe(game, position or None, search=search, **options).to_dict()
+        return self._tablebase().probe(game, position, search=search, **options).to_dict()
 
     def moves(self, game: str, position: str | None = None, *, after: str | None = None,
               **options: Any) -> dict[str, Any]:

@@ -28,10 +28,12 @@ WORKER = "from tablebase.web.jobs import run_one; run_one()"
 
 
 def run_one() -> None:
-    """In the child process: search the position of argv[1] (JSON) in the file argv[2]."""
+    """In the child process: search the position of the request on stdin (JSON) in the
+    file argv[1]. (On stdin, not in argv: a request can be longer than the system lets
+    one argument be.)"""
     from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line
 
-    request, db_path = json.loads(sys.argv[1]), sys.argv[2]
+    request, db_path = json.load(sys.stdin), sys.argv[1]
     try:
         state = {"status": "done", "answer": Explorer(db_path).probe(**request, search=True)}
     except (*USER_ERRORS, BadRequest) as exc:
@@ -65,8 +67,11 @@ class SearchJobs:
             if running >= MAX_RUNNING:
                 raise ValueError(f"{running} searches are running already; stop one or wait")
             output = tempfile.TemporaryFile(mode="w+")
-            process = subprocess.Popen([sys.executable, "-c", WORKER, json.dumps(request), self.db_path],
-                                       stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, text=True)
+            with tempfile.TemporaryFile(mode="w+") as given:
+                json.dump(request, given)
+                given.seek(0)
+                process = subprocess.Popen([sys.executable, "-c", WORKER, self.db_path],
+                                           stdin=given, stdout=output, stderr=subprocess.STDOUT, text=True)
             job_id = str(next(self._ids))
             self._jobs[job_id] = Job(process, output)
             return {"job": job_id, "status": "searching"}

@@ -14,6 +14,7 @@ docs/smallholder.md. Errors are the classes of `service.errors`.
 from __future__ import annotations
 
 import numbers
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal
@@ -202,12 +203,32 @@ def _text(name: str, value: Any, optional: bool = True) -> None:
         raise ServiceError(f"{name} must be text, not {value!r}")
 
 
+def _path(name: str, value: Any, optional: bool = False) -> None:
+    """Refuse ``value`` unless it is a file's path (text or a path object; None too when
+    ``optional``): a ServiceError naming the parameter and the value."""
+    if not isinstance(value, (str, os.PathLike)) and (value is not None or not optional):
+        raise ServiceError(f"{name} must be a file's path, not {value!r}")
+
+
+def _progress(progress: Any) -> None:
+    """Refuse a ``progress`` that cannot be called (it is called with each `ProgressEvent`)."""
+    if progress is not None and not callable(progress):
+        raise ServiceError(f"progress must be a function taking a ProgressEvent, or None, not {progress!r}")
+
+
+def _flag(name: str, value: Any) -> None:
+    """Refuse ``value`` unless it is True or False (``"no"`` would count as true)."""
+    if not isinstance(value, bool):
+        raise ServiceError(f"{name} must be True or False, not {value!r}")
+
+
 class Tablebase:
     """A tablebase file. Use `tablebase.open`; close it (or use ``with``) when done."""
 
     def __init__(self, path: str | Path, mode: Literal["r", "w"] = "r", memo: bool = False) -> None:
         if mode not in ("r", "w"):
             raise ServiceError(f"mode must be 'r' (read-only) or 'w' (solve into the file): {mode!r}")
+        _path("path", path)
         self.path = Path(path)
         self.mode = mode
         #: probes remember what complete tables answered, for every `Tablebase` of the process
@@ -242,6 +263,7 @@ class Tablebase:
         (then "unknown" past the node ``budget`` or, where the game's search keeps time
         (The Smallholder's), past ``seconds`` of wall-clock time; None: no time bound).
         Options as for `position`."""
+        _flag("search", search)
         if budget is not None:
             _whole("budget", budget, 1)
         _seconds("seconds", seconds, positive=True)
@@ -263,6 +285,8 @@ class Tablebase:
     def solve(self, game: str, *, progress: Progress | None = None, force: bool = False, **options: Any) -> TableInfo:
         """Solve the rules the options name into the file (mode "w"), resuming or reusing
         what is stored; ``progress`` is called with a `ProgressEvent` per step."""
+        _progress(progress)
+        _flag("force", force)
         description = _described(game, None, options)
         engine = description.default_game(**options)
         why = description.cannot_solve(engine)
@@ -277,8 +301,22 @@ class Tablebase:
         ``proofs``: weak solutions as (proof file, its check journal or None), each checked
         (re-solving the big leaves the journal lacks; with ``search`` False that is a
         ServiceError) and its first-player claim added, or confirming the tables' claim."""
+        _text("game", game, optional=False)
         if game != "all":
             _described(game)
+        if isinstance(boards, str) or not isinstance(boards, (tuple, list)):
+            raise ServiceError(f"boards must be a tuple of board names, not {boards!r}")
+        for board in boards:
+            _text("board", board, optional=False)
+        if isinstance(proofs, str) or not isinstance(proofs, (tuple, list)):
+            raise ServiceError(f"proofs must be a tuple of (proof file, journal or None) pairs, not {proofs!r}")
+        for pair in proofs:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ServiceError(f"each of proofs must be a (proof file, journal or None) pair, not {pair!r}")
+            _path("proof", pair[0])
+            _path("journal", pair[1], optional=True)
+        _flag("search", search)
+        _progress(progress)
         return verify_claims(self.store, game, progress, boards, proofs=proofs, search=search)
 
     def check(self, sample: int = audit.DEFAULT_SAMPLE, seed: int = 0,
@@ -311,6 +349,7 @@ class Tablebase:
         _whole("max_depth", max_depth, min_depth)
         _whole("seed", seed, 0)
         _whole("max_games", max_games, 1)
+        _progress(progress)
         _described(game, None, options)
         label = puzzle_service.rules_label(game, **options)
         return list(puzzle_service.generate_into(self.store, game, label, count, min_depth, max_depth, seed,
@@ -333,6 +372,8 @@ class Tablebase:
         a stopped run. Options ``board=``, ``ruleset=``, ``rules=``; the rest as the
         command's options (docs/distributed.md)."""
         engine = _weak_game(game, options, position)
+        _progress(progress)
+        _flag("first_moves", first_moves)
         _whole("job_budget", job_budget, 1, 10**12)
         _whole("job_retries", job_retries, 0, 10)
         _whole("job_table_mb", job_table_mb, proof_service.MIN_JOB_TABLE_MB, proof_service.MAX_JOB_TABLE_MB)
@@ -365,6 +406,7 @@ class Tablebase:
         mode "w"; with ``workers`` (a local Dask cluster) or ``scheduler``
         ("tcp://HOST:PORT") those searches run on the cluster's workers."""
         engine = _weak_game(game, options, position)
+        _progress(progress)
         if workers is not None:
             _whole("workers", workers, 1)
         return list(proof_service.export_proof(self.store, engine.board.name, engine.rules, position, progress,
@@ -395,10 +437,22 @@ def check_proof(proof: str | Path | Iterable[str], *, check_budget: int = proof_
         raise ServiceError(f"unknown leaf check (known: {', '.join(proof_service.LEAF_CHECKS)}): {leaf_check!r}")
     if workers is not None:
         _whole("workers", workers, 1)
-    if isinstance(proof, (str, Path)):
+    _path("journal", journal, optional=True)
+    _progress(progress)
+    if isinstance(proof, (str, os.PathLike)):
         return proof_service.check_proof_file(proof, check_budget, progress, leaf_check, journal, workers, scheduler)
-    return proof_service.check_proof_lines(proof, "<lines>", check_budget, progress, leaf_check, journal, workers,
-                                           scheduler)
+    if isinstance(proof, (bytes, bytearray)) or not isinstance(proof, Iterable):
+        raise ServiceError(f"proof must be a proof file's path or its lines (text), not {proof!r}")
+    return proof_service.check_proof_lines(_text_lines(proof), "<lines>", check_budget, progress, leaf_check, journal,
+                                           workers, scheduler)
+
+
+def _text_lines(lines: Iterable[Any]) -> Iterable[str]:
+    """``lines``, each refused (a ServiceError naming it) unless it is text."""
+    for number, line in enumerate(lines, start=1):
+        if not isinstance(line, str):
+            raise ServiceError(f"line {number} of the proof must be text, not {line!r}")
+        yield line
 
 
 def find_repetition(position: str | None = None, *, board: str | None = None, ruleset: str | None = None,
@@ -412,6 +466,9 @@ def find_repetition(position: str | None = None, *, board: str | None = None, ru
     reference rules engine, and none found proves nothing."""
     from tablebase.service.smallholder import rules_of
 
+    for name, value in (("position", position), ("board", board), ("ruleset", ruleset), ("rules", rules)):
+        _text(name, value)
+    _progress(progress)
     _whole("games", games, 1, repetition.MAX_GAMES)
     _whole("plies", plies, 2, repetition.MAX_PLIES)
     _whole("slack", slack, 0, repetition.MAX_SLACK)

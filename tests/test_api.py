@@ -140,6 +140,36 @@ def test_what_is_not_text_is_named(sparro_standard_db: Path, call: Any, message:
             call(tb)
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda tb: tablebase.open(None), "path must be a file's path, not None"),
+    (lambda tb: tablebase.open(3), "path must be a file's path, not 3"),
+    (lambda tb: tablebase.open(b"tablebase.sqlite"), "path must be a file's path, not b'tablebase.sqlite'"),
+    (lambda tb: tablebase.check_proof(None), r"proof must be a proof file's path or its lines \(text\), not None"),
+    (lambda tb: tablebase.check_proof(b"x"), r"proof must be a proof file's path or its lines \(text\), not b'x'"),
+    (lambda tb: tablebase.check_proof([1, 2]), "line 1 of the proof must be text, not 1"),
+    (lambda tb: tablebase.check_proof(["x"], journal=7), "journal must be a file's path, not 7"),
+    (lambda tb: tablebase.find_repetition(position=3), "position must be text, not 3"),
+    (lambda tb: tablebase.find_repetition(board=3), "board must be text, not 3"),
+    (lambda tb: tablebase.find_repetition(progress=5), "progress must be a function taking a ProgressEvent"),
+    (lambda tb: tb.verify("smallholder", boards="limping2"), "boards must be a tuple of board names, not 'limping2'"),
+    (lambda tb: tb.verify("smallholder", boards=None), "boards must be a tuple of board names, not None"),
+    (lambda tb: tb.verify("smallholder", boards=(), proofs=("x.tsv",)),
+     r"each of proofs must be a \(proof file, journal or None\) pair, not 'x.tsv'"),
+    (lambda tb: tb.verify("smallholder", boards=(), proofs=((None, None),)), "proof must be a file's path, not None"),
+    (lambda tb: tb.verify("smallholder", boards=(), progress=5), "progress must be a function"),
+    (lambda tb: tb.solve("sparro", progress=5), "progress must be a function"),
+    (lambda tb: tb.probe("sparro", search="yes"), "search must be True or False, not 'yes'"),
+])
+def test_arguments_of_the_wrong_kind_are_named(tmp_path: Path, call: Any, message: str) -> None:
+    """Paths, proofs, board lists, progress callbacks and flags of the wrong kind are a
+    ServiceError naming the parameter and the value, before any work (each was a
+    TypeError, AttributeError or ValueError from deep inside, or read as something else:
+    a board list "limping2" as the boards 'l', 'i', ...)."""
+    with tablebase.open(tmp_path / "empty.sqlite", mode="w") as tb:
+        with pytest.raises(ServiceError, match=message):
+            call(tb)
+
+
 @pytest.mark.parametrize("move, error, message", [
     (99, NotationError, r"cell index 99 is off the hex3 board \(cells 0-18\): '99'"),
     (-1, NotationError, "unknown cell on hex3 .*: '-1'"),

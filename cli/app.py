@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import click
 
-from tablebase.service.errors import USER_ERRORS
+from tablebase.service.errors import USER_ERRORS, NotationError, UnreachablePositionError
 from tablebase.service.progress import Progress, ProgressEvent
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -27,6 +27,19 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 class TablebaseError(click.ClickException):
     """A user-facing failure: printed as one line on stderr, exit status 1."""
+
+
+def error_text(exc: Exception, command: click.Command | None = None) -> str:
+    """A service error's line as the command line says it: its message, except that an
+    unreachable position's names the ``command``'s --allow-unreachable (default: the
+    running command's), not the Python keyword, or nothing where the command has none."""
+    if isinstance(exc, UnreachablePositionError):
+        if command is None:
+            context = click.get_current_context(silent=True)
+            command = context.command if context is not None else None
+        flag = command is not None and any(param.name == "allow_unreachable" for param in command.params)
+        return exc.message("give --allow-unreachable" if flag else None)
+    return str(exc)
 
 
 class Seconds(click.FloatRange):
@@ -43,6 +56,24 @@ class Seconds(click.FloatRange):
         if math.isnan(seconds):
             self.fail(f"{value!r} is not a number of seconds.", param, ctx)
         return seconds
+
+
+class Checked(click.ParamType):
+    """An option value that a service parser checks (``check`` raises the service's
+    NotationError on a bad one: an unknown board, ruleset, rules option), passed on as
+    given. A value the parser refuses is a usage error (exit status 2) naming the option,
+    with the parser's own message; the parsing itself stays in the service."""
+
+    def __init__(self, name: str, check: Callable[[str], object]) -> None:
+        self.name = name
+        self.check = check
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            self.check(value)
+        except NotationError as exc:
+            self.fail(str(exc), param, ctx)
+        return value
 
 
 class OneLineUsageError(click.UsageError):
@@ -75,8 +106,9 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except USER_ERRORS as exc:
-            raise TablebaseError(str(exc)) from None
+        except USER_ERRORS as exc:  # from the command invoked (its context is closed by now)
+            name = ctx.invoked_subcommand
+            raise TablebaseError(error_text(exc, self.get_command(ctx, name) if name else None)) from None
         except click.UsageError as exc:  # a command's options and arguments
             raise _one_line(exc) from None
         finally:  # what is printed next (an error, the shell's prompt) starts a line of its own
@@ -324,6 +356,11 @@ ID_RANGE = click.IntRange(1, 2**63 - 1)
 SEED_RANGE = click.IntRange(0, 2**63 - 1)
 DEPTH_RANGE = click.IntRange(0, 1000)
 BUDGET_RANGE = click.IntRange(1, 10**12)
+#: What the --budget help of a Smallholder exact search adds: the search looks at its node
+#: budget only every 4,096 positions (with the clock: `CLOCK_EVERY + 1` of
+#: solver/smallholder_exact_kernel.py, docs/solver.md "Budgets"; a test holds them equal).
+EXACT_BUDGET_STEP = ("The search looks at it only every 4,096 positions (docs/solver.md, \"Budgets\"): it may go "
+                     "a few thousand past it, and a budget below 4,096 acts as 4,096.")
 
 #: Positions read from stdin per call of a batched answer function.
 BATCH_SIZE = 8192
@@ -378,9 +415,9 @@ def answer_positions(position: str, answer: Answer, as_json: bool, as_text: Call
             if isinstance(result, Exception):
                 failures += 1
                 if as_json:
-                    out.write(json.dumps({"position": text, "error": str(result)}) + "\n")
+                    out.write(json.dumps({"position": text, "error": error_text(result)}) + "\n")
                 else:
-                    click.echo(f"error: line {number}: {result}", err=True)
+                    click.echo(f"error: line {number}: {error_text(result)}", err=True)
             else:
                 out.write(render(result) + "\n")
         chunk.clear()

@@ -11,6 +11,7 @@ import click
 from tablebase.cli.app import (
     atlas, compare, db_option, json_option, long_run_options, long_run_progress, progress_printer, proof_arguments,
     proof_options, proof_pairs, silent_option)
+from tablebase.cli.smallholder import BOARD, RULES
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (
@@ -40,7 +41,7 @@ Example:
     tablebase atlas smallholder --board hex3 --stored-only
     tablebase atlas smallholder --board limping2 --board hex3 --stored-only --markdown docs/ATLAS.md \\
         --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal""")
-@click.option("--board", "boards", metavar="B", multiple=True,
+@click.option("--board", "boards", metavar="B", multiple=True, type=BOARD,
               help=f"Board, repeatable: limping2 (seconds for all 120) or hex3 (about a minute per "
                    f"combination); the default, {ATLAS_BOARD}, has no tables.")
 @click.option("--stored-only", is_flag=True,
@@ -162,9 +163,9 @@ Example:
     tablebase compare smallholder --board limping2 --rules nibbler --rules capture=groupwise 'B./.W./..../... B'
     tablebase compare smallholder --board hex3 --rules stymie --rules hull-setbacks --json""")
 @click.argument("position", required=False)
-@click.option("--board", metavar="B", default=ATLAS_BOARD, show_default=True,
+@click.option("--board", metavar="B", type=BOARD, default=ATLAS_BOARD, show_default=True,
               help="Board: limping2 or hex3 (the default has no tables).")
-@click.option("--rules", "specs", metavar="SPEC", multiple=True, required=True,
+@click.option("--rules", "specs", metavar="SPEC", multiple=True, required=True, type=RULES,
               help="A combination to compare, at least two: a ruleset name or "
                    "groups=...,adjacent=...,territory=...,capture=... (keys left out keep the nibbler values).")
 @db_option

@@ -10,6 +10,7 @@ import click
 
 from tablebase.cli.app import (
     cluster_options, db_option, json_option, long_run_options, long_run_progress, main)
+from tablebase.cli.smallholder import BOARD, RULES, RULESET
 from tablebase.service.files import check_writable, copy_store, open_store, write_text
 from tablebase.service.proof import export_proof, weak_solve_status, weak_solve_status_lines
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
@@ -32,10 +33,11 @@ Example:
     tablebase proof export smallholder --board limping3 --ruleset stymie --output stymie.tsv.gz
     tablebase proof export smallholder --board limping3 --ruleset nibbler --workers 2 -o nibbler.tsv.gz
     tablebase check --proof limping2-nibbler.proof.tsv""")
-@click.option("--board", metavar="B", default=SMALLHOLDER.default_board, show_default=True, help="Board of the weak solve.")
-@click.option("--ruleset", metavar="R", default=None,
+@click.option("--board", metavar="B", type=BOARD, default=SMALLHOLDER.default_board, show_default=True,
+              help="Board of the weak solve.")
+@click.option("--ruleset", metavar="R", type=RULESET, default=None,
               help=f"Named ruleset: {', '.join(SMALLHOLDER.rulesets)} (default {SMALLHOLDER.default_ruleset}).")
-@click.option("--rules", "spec", metavar="SPEC", default=None,
+@click.option("--rules", "spec", metavar="SPEC", type=RULES, default=None,
               help="Custom options groups=...,adjacent=...,territory=...,capture=...")
 @click.option("--position", metavar="POSITION", default=None,
               help="Root of the weak solve (default: the empty board, Black to move).")
@@ -67,7 +69,6 @@ def export_smallholder(board: str, ruleset: str | None, spec: str | None, positi
     With --workers N or --scheduler those searches run on a Dask cluster's workers, as
     many at once as it has (the master stores what they find).
     """
-    SMALLHOLDER.check_board(board)  # a bad board or rules is named before the file is looked at
     rules = rules_of(ruleset, spec)
     if output is not None:
         check_writable(output)  # before the work, which can take hours

@@ -12,6 +12,7 @@ from tablebase.cli.app import (
     BUDGET_RANGE,
     CONTEXT_SETTINGS,
     DEPTH_RANGE,
+    EXACT_BUDGET_STEP,
     ID_RANGE,
     SEED_RANGE,
     Seconds,
@@ -26,12 +27,14 @@ from tablebase.cli.app import (
     progress_printer,
     solve_option,
 )
+from tablebase.cli.smallholder import RULESET
 from tablebase.service.files import open_store, write_text
 from tablebase.service import puzzles as service
 from tablebase.service.errors import IllegalMoveError, NotationError, NotInTable
 from tablebase.service.games import GAMES as REGISTRY, describe
 from tablebase.service.play import Match, outcome_text
-from tablebase.service.smallholder import DEFAULT_SEARCH_SECONDS, DESCRIPTION as SMALLHOLDER
+from tablebase.service.probing import DEFAULT_SEARCH_SECONDS
+from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
 from tablebase.service.tables import refuse_unasked_solve
 from tablebase.service.sparro import DESCRIPTION as SPARRO
 
@@ -65,7 +68,7 @@ Example:
 @click.argument("game", type=click.Choice(GAMES))
 @click.option("--variant", type=click.Choice(SPARRO.variants), default=SPARRO.default_variant, show_default=True,
               help="Sparro variant.")
-@click.option("--ruleset", default=SMALLHOLDER.default_ruleset, show_default=True,
+@click.option("--ruleset", type=RULESET, default=SMALLHOLDER.default_ruleset, show_default=True,
               help="Smallholder ruleset: a name or a spec such as 'territory=hull,capture=groupwise'.")
 @click.option("--board", type=click.Choice(["limping2", "hex3", "hex4"]), default=SMALLHOLDER.default_board,
               show_default=True,
@@ -77,7 +80,8 @@ Example:
               help="hex4: wall-clock seconds the search may spend on each position it judges (0: no time "
                    "bound, so that a seed always gives the same puzzles).")
 @click.option("--budget", "nodes", type=click.IntRange(1, 10**12), default=service.PUZZLE_SEARCH_NODES,
-              show_default=True, help="hex4: positions the search may explore for each position it judges.")
+              show_default=True,
+              help=f"hex4: positions the search may explore for each position it judges. {EXACT_BUDGET_STEP}")
 @click.option("--min-depth", type=click.IntRange(1, 200), default=3, show_default=True,
               help="Fewest plies to the win.")
 @click.option("--max-depth", type=click.IntRange(1, 200), default=15, show_default=True,
@@ -110,7 +114,7 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
     candidates searched, puzzles found) goes to stderr.
     """
     if min_depth > max_depth:
-        raise TablebaseError(f"--min-depth {min_depth} is more than --max-depth {max_depth}")
+        raise click.UsageError(f"--min-depth {min_depth} is more than --max-depth {max_depth}")
     options = _options(game, variant, ruleset, board)
     label = service.rules_label(game, **options)
     if not solve:
@@ -157,13 +161,15 @@ Example:
 def list_command(game: str | None, rules: str | None, min_depth: int | None, max_depth: int | None,
                  grade: int | None, limit: int | None, db_path: str, as_json: bool) -> None:
     """List stored puzzles: id, game, rules, depth, grade, position (none: a note on
-    stderr, nothing on stdout)."""
+    stderr, nothing on stdout; when --rules names no rules, the note says how they are
+    written: the Sparro variant, or the Smallholder ruleset@board such as nibbler@limping2)."""
     with open_store(db_path) as store:
         found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
     if not found:
         filtered = any(value is not None for value in (game, rules, min_depth, max_depth, grade))
+        hint = service.rules_filter_hint(game, rules)
         click.echo(f"note: no puzzles{' match these filters' if filtered else ''} in {db_path}; "
-                   f"'tablebase puzzles generate' finds some", err=True)
+                   f"'tablebase puzzles generate' finds some" + (f"; --rules {hint}" if hint else ""), err=True)
     for p in found:
         click.echo(json.dumps(service.puzzle_json(p)) if as_json else
                    f"#{p.id}\t{p.game}\t{p.rules}\tdepth {p.depth}\tgrade {p.grade}\t{p.position}")
@@ -216,8 +222,13 @@ def export_command(game: str | None, rules: str | None, min_depth: int | None, m
         click.echo(text, nl=False)
 
 
-def _play(match: Match) -> bool:
-    """Play a match: the user enters moves, the table answers. Returns True if the user won.
+#: How a match stopped before its end, by what the user did (`_play`'s answer).
+QUIT, INPUT_ENDED = "you quit", "input ended"
+
+
+def _play(match: Match) -> str | None:
+    """Play a match: the user enters moves, the table answers. Returns None once the game
+    is over (`Match.result` says who won), else how it stopped: `QUIT` or `INPUT_ENDED`.
 
     Each user move is judged: its value, and when it changed the game's value what it
     threw away ("win in 19 -> loss in 2"). In a puzzle a wrong move is not played: its
@@ -239,9 +250,9 @@ def _play(match: Match) -> bool:
             text = click.prompt(prompt).strip()
         except click.Abort:  # end of input
             click.echo()
-            return False
+            return INPUT_ENDED
         if text.lower() in ("q", "quit"):
-            return False
+            return QUIT
         if puzzle and text.lower() in ("h", "hint"):
             click.echo(f"hint: play {match.hint()}")
             show_board = False
@@ -266,7 +277,21 @@ def _play(match: Match) -> bool:
         else:
             click.echo(f"{judgement.name}: {outcome_text(judgement.outcome)}")
     click.echo(description.text(match.game, match.pos))
-    return match.user_won
+    return None
+
+
+#: The last line of a game played to its end, by its result for the user.
+GAME_OVER = {"win": "you win!", "loss": "the perfect player wins.", "draw": "a draw."}
+
+
+def _stopped_text(match: Match, stopped: str) -> str:
+    """The last line of a game the user stopped (at the user's turn): how, and what the
+    position is worth with perfect play, when the perfect player knows it."""
+    side = SIDE_NAMES[match.game.to_move(match.pos)]
+    standing = match.standing()
+    if standing is None:
+        return f"{stopped}; the value of this position for {side} (to move) is not known: the search did not settle it."
+    return f"{stopped}; with perfect play this position is a {outcome_text(standing)} for {side} (to move)."
 
 
 @puzzles.command("play", epilog="""\b
@@ -278,8 +303,9 @@ def play_puzzle(puzzle_id: int, db_path: str) -> None:
     """Solve a puzzle interactively: enter moves, the table defends with its best move.
 
     Each move is judged at once. A wrong move is not played: the refutation (the line
-    that punishes it) is shown and you try again; 'h' names the right move, 'q' quits.
-    Exit status 0 once solved (the wrong tries and hints are counted), 1 otherwise.
+    that punishes it) is shown and you try again; 'h' names the right move, 'q' (or the
+    end of input) quits. The last line says "solved!" or "not solved.", with the wrong
+    tries and hints counted. Exit status 0 either way: quitting is your choice, not an error.
     """
     with open_store(db_path) as store:
         puzzle = service.get(store, puzzle_id)
@@ -287,12 +313,12 @@ def play_puzzle(puzzle_id: int, db_path: str) -> None:
         pos = game.parse(puzzle.position)
         click.echo(f"Puzzle #{puzzle.id}: win within {puzzle.depth} plies.")
         match = Match(game, pos, lookup, game.to_move(pos), puzzle.tree)
-        solved = _play(match)
+        stopped = _play(match)
     helped = [f"{n} {one if n == 1 else many}" for n, one, many in
               ((match.mistakes, "wrong try", "wrong tries"), (match.hints, "hint", "hints")) if n]
-    click.echo(("solved!" if solved else "not solved.") + (f" ({', '.join(helped)})" if helped else ""))
-    if not solved:
-        sys.exit(1)
+    solved = stopped is None and match.result == "win"  # a wrong move is never played
+    click.echo(("solved!" if solved else f"{stopped or 'game over'}: not solved.")
+               + (f" ({', '.join(helped)})" if helped else ""))
 
 
 @main.command("play", epilog="""\b
@@ -304,7 +330,8 @@ Example:
 @click.argument("game", type=click.Choice(GAMES))
 @click.argument("position", required=False)
 @click.option("--variant", type=click.Choice(SPARRO.variants), default=SPARRO.default_variant, show_default=True, help="Sparro variant.")
-@click.option("--ruleset", default=SMALLHOLDER.default_ruleset, show_default=True, help="Smallholder ruleset (name or spec).")
+@click.option("--ruleset", type=RULESET, default=SMALLHOLDER.default_ruleset, show_default=True,
+              help="Smallholder ruleset (name or spec).")
 @click.option("--board", type=click.Choice(["limping2", "hex3", "hex4"]), default=SMALLHOLDER.default_board,
               show_default=True,
               help="Smallholder board: limping2 or hex3 (the perfect player reads a table), or hex4 from a "
@@ -314,7 +341,7 @@ Example:
               help="hex4: wall-clock seconds the search may take on each position it judges (0: no time bound, "
                    "only --budget).")
 @click.option("--budget", type=BUDGET_RANGE, default=SMALLHOLDER.search_budget, show_default=True,
-              help="hex4: positions the search may explore on each position it judges.")
+              help=f"hex4: positions the search may explore on each position it judges. {EXACT_BUDGET_STEP}")
 @db_option
 @solve_option
 def play_command(game: str, position: str | None, variant: str, ruleset: str, board: str, side: str | None,
@@ -330,7 +357,14 @@ def play_command(game: str, position: str | None, variant: str, ruleset: str, bo
     give a POSITION late enough for it (about 24 empty cells or fewer); a position it
     cannot settle within --time and --budget ends the game there, with status 1, and
     what it proves is kept in the --db file for later games.
+
+    'q' (or the end of input) quits: the last line then says so, with what the
+    position is worth for the side to move. Exit status 0 whenever the game ends or
+    you quit (quitting is your choice, not an error).
     """
+    if side is not None and side not in describe(game).colours:
+        raise click.BadParameter(f"{side} is not a colour of {game} (its colours: "
+                                 f"{', '.join(describe(game).colours)})", param_hint="'--as'")
     label = service.rules_label(game, **_options(game, variant, ruleset, board))
     description, engine = describe(game), service.rules_object(game, label)
     searched = service.searched(description, engine)
@@ -347,14 +381,12 @@ def play_command(game: str, position: str | None, variant: str, ruleset: str, bo
     with open_store(db_path, create=True) as store:
         rules, lookup = service.game_and_lookup(store, game, label, progress_printer(False), budget, seconds or None)
         pos = rules.parse(position) if position else rules.start()
-        you = side or rules.to_move(pos)
-        if you not in describe(game).colours:
-            raise TablebaseError(f"--as {you} is not a colour of {game}")
-        match = Match(rules, pos, lookup, you)
+        match = Match(rules, pos, lookup, side or rules.to_move(pos))
         try:
-            won = _play(match)
+            stopped = _play(match)
+            last = _stopped_text(match, stopped) if stopped else GAME_OVER[match.result]  # type: ignore[index]
         except NotInTable:  # the search out of its budget: no perfect move to claim
             raise TablebaseError(f"play {game}: the search did not settle {rules.format(match.pos)!r} within "
                                  f"--time {seconds:g} s and --budget {budget:,} positions; the game stops here "
                                  "(give more --time)") from None
-    click.echo("you win!" if won else "the perfect player wins.")
+    click.echo(last)

@@ -7,31 +7,38 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from tablebase.cli.app import (
-    BUDGET_RANGE, SEED_RANGE, Seconds,
+    BUDGET_RANGE, EXACT_BUDGET_STEP, SEED_RANGE, Checked, Seconds,
     answer_positions, cluster_options, command_started, cycle, db_option, end_status_line, json_option,
     long_run_options, long_run_progress, moves, probe, probe_texts, progress_printer, pv_option, show, silent_option,
     solve)
 from tablebase.service.files import open_store, write_text
 from tablebase.render.text import moves_line, repetition_text
 from tablebase.service.tables import solve_json
-from tablebase.service.probing import probe_answers
+from tablebase.service.probing import DEFAULT_SEARCH_SECONDS, probe_answers
 from tablebase.service.repetition import (
     DEFAULT_GAMES, DEFAULT_PLIES, DEFAULT_SLACK, MAX_GAMES, MAX_PLIES, MAX_SLACK, find_repetition)
 from tablebase.service.proof import (DEFAULT_JOB_BUDGET, DEFAULT_JOB_RETRIES, DEFAULT_JOB_TABLE_MB,
                                      DEFAULT_LEAF_SOLVER, LEAF_SOLVERS, MAX_JOB_TABLE_MB, MIN_JOB_TABLE_MB,
                                      weak_solve_into)
 from tablebase.service.smallholder import (
-    DEFAULT_SEARCH_SECONDS, DESCRIPTION, check_solvable, game_of, read, replay, rules_of, solve_into)
+    DESCRIPTION, check_solvable, game_of, read, replay, rules_of, solve_into)
 
 
-_board_option = click.option("--board", "board", metavar="B", default=None,
+#: The types of the rules options (--board, --ruleset, --rules) of every command that has
+#: them: a value the service's parsers refuse is a usage error (exit status 2).
+BOARD = Checked("board", DESCRIPTION.check_board)
+RULESET = Checked("ruleset", lambda text: rules_of(text, None))
+RULES = Checked("spec", lambda text: rules_of(None, text))
+
+_board_option = click.option("--board", "board", metavar="B", type=BOARD, default=None,
                              help=f"Board: hex3..hex7 or limping2..limping4 (default {DESCRIPTION.default_board}, "
                                   f"or the board the position is on).")
-_ruleset_option = click.option("--ruleset", metavar="R", default=None,
+_ruleset_option = click.option("--ruleset", metavar="R", type=RULESET, default=None,
                                help=f"Named ruleset: {', '.join(DESCRIPTION.rulesets)} (default {DESCRIPTION.default_ruleset}).")
-_rules_option = click.option("--rules", "spec", metavar="SPEC", default=None,
+_rules_option = click.option("--rules", "spec", metavar="SPEC", type=RULES, default=None,
                              help="Custom options groups=...,adjacent=...,territory=...,capture=...; "
                                   "keys left out keep the --ruleset values.")
 _unreachable_option = click.option("--allow-unreachable", is_flag=True,
@@ -80,8 +87,10 @@ def moves_smallholder(position: str | None, board: str | None, ruleset: str | No
                       as_json: bool, after: str | None, allow_unreachable: bool) -> None:
     """List the legal moves of a Smallholder POSITION, or of every stdin line with '-'.
 
-    Text output is one line per position: the move names, '+' marking an extension and
-    'xN' a capture of N stones (with --after, the position reached comes first). JSON:
+    Text output is one line per position: the position (with --after, the one reached),
+    whose turn, then the move names, '+' marking an extension and 'xN' a capture of N
+    stones ('B./.../..../..W B: B to move: b3 c1 c2'); once the side to move cannot
+    move, 'game over, B wins (W cannot move)' after the position. JSON:
     {"position", "to_move", "moves": [{"cell", "name", "kind", "captures"}], "result"},
     where "result" is null or {"winner": "B"|"W"} once the side to move cannot move.
 
@@ -101,11 +110,15 @@ def moves_smallholder(position: str | None, board: str | None, ruleset: str | No
         game, pos = read(text, board, rules, allow_unreachable)
         return DESCRIPTION.moves(game, replay(game, pos, after))
 
-    def as_text(result: dict[str, Any]) -> str:
-        line = moves_line(result)
-        return f"{result['position']}: {line}" if after else line
+    answer_positions(position_text, one, as_json, moves_text)
 
-    answer_positions(position_text, one, as_json, as_text)
+
+def moves_text(answer: dict[str, Any]) -> str:
+    """One text line of `moves smallholder`: the position, then whose turn and its moves
+    (as `moves sparro` has them), or who won."""
+    if answer["result"]:
+        return f"{answer['position']}: game over, {answer['result']['winner']} wins ({answer['to_move']} cannot move)"
+    return f"{answer['position']}: {answer['to_move']} to move: {moves_line(answer)}"
 
 
 def _empty_board(board: str | None, rules: Any) -> str:
@@ -126,6 +139,11 @@ def _rules_to_solve(ruleset: str | None, spec: str | None, all_rulesets: bool, a
     return [rules_of(ruleset, spec)]
 
 
+#: The options of `solve smallholder` that only a weak solve takes (parameter names).
+WEAK_ONLY = ("workers", "scheduler", "job_budget", "job_retries", "job_table_mb", "job_max_empty", "time_limit",
+             "leaf_solver", "first_moves", "position")
+
+
 @solve.command("smallholder", epilog="""\b
 Example:
     tablebase solve smallholder --board limping2 --all-combinations -s
@@ -134,7 +152,7 @@ Example:
     tablebase solve smallholder --board limping2 --weak --first-moves
     tablebase solve smallholder --board limping3 --weak --workers 2 --time-limit 3600
     tablebase solve smallholder --board hex4 --weak --scheduler tcp://10.0.0.5:8786""")
-@click.option("--board", metavar="B", default=DESCRIPTION.default_board, show_default=True,
+@click.option("--board", metavar="B", type=BOARD, default=DESCRIPTION.default_board, show_default=True,
               help="Board: limping2 or hex3 for a table (at most 20 cells; the default hex4 needs --weak); "
                    "with --weak any board up to 63 cells.")
 @_ruleset_option
@@ -199,16 +217,17 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     middlegame position) the same way. 'tablebase proof export' (with the same
     --position) then writes the proof, 'tablebase check --proof' verifies it.
     """
-    weak_only = ((workers, scheduler, job_retries, job_table_mb, job_max_empty, time_limit, position) != (None,) * 7
-                 or first_moves)
-    if weak_only and not weak:
-        raise click.UsageError("--workers, --scheduler, --job-retries, --job-table-mb, --job-max-empty, --time-limit, "
-                               "--first-moves and --position belong to --weak")
+    if not weak:
+        context = click.get_current_context()
+        given = [f"--{name.replace('_', '-')}" for name in WEAK_ONLY
+                 if context.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
+        if given:
+            names = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+            raise click.UsageError(f"{names} belong{'s' if len(given) == 1 else ''} to --weak")
     rules_list = _rules_to_solve(ruleset, spec, all_rulesets, all_combinations)
     if weak:
         if all_combinations or force:
             raise click.UsageError("--weak takes one ruleset or --all-rulesets (and no --force)")
-        DESCRIPTION.check_board(board)
         with open_store(db_path, create=True) as store:
             for rules in rules_list:
                 report = weak_solve_into(store, board, rules, root_text=position, node_budget=job_budget,
@@ -219,8 +238,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
                                          first_moves=first_moves, progress=long_run_progress(silent))
                 click.echo(json.dumps(report.as_json()) if as_json else report.text())
         return
-    DESCRIPTION.check_board(board)  # an unknown board is a clean error before anything is written
-    check_solvable(board)  # so is one too big for a table
+    check_solvable(board)  # a board too big for a table is a clean error before anything is written
     with open_store(db_path, create=True) as store:
         for rules in rules_list:
             info = solve_into(store, board, rules, progress=long_run_progress(silent), force=force)
@@ -253,7 +271,7 @@ Example:
 @click.option("--search", "use_search", is_flag=True,
               help="Answer by the exact search from the rules alone even where the tablebase holds the rules.")
 @click.option("--budget", type=BUDGET_RANGE, default=DESCRIPTION.search_budget, show_default=True,
-              help="Positions the search may explore per probed position.")
+              help=f"Positions the search may explore per probed position. {EXACT_BUDGET_STEP}")
 @click.option("--time", "seconds", type=Seconds(), default=DEFAULT_SEARCH_SECONDS, show_default=True,
               help="Wall-clock seconds the search may take ('unknown' after that; 0: no time bound, only "
                    "--budget): for one position, counted from the command's start; for a batch ('-'), per "

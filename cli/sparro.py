@@ -8,7 +8,9 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE,
+    Seconds,
     answer_positions,
+    command_started,
     db_option,
     json_option,
     long_run_options,
@@ -16,13 +18,15 @@ from tablebase.cli.app import (
     moves,
     probe,
     probe_texts,
+    progress_printer,
     pv_option,
     show,
+    silent_option,
     solve,
 )
 from tablebase.service.files import open_store, write_text
 from tablebase.service.tables import solve_json
-from tablebase.service.probing import probe_answers
+from tablebase.service.probing import DEFAULT_SEARCH_SECONDS, probe_answers
 from tablebase.service.sparro import DESCRIPTION, solve_into
 
 GAME = "sparro"
@@ -145,10 +149,15 @@ Example:
               help="Answer by search from the rules alone instead of the tablebase.")
 @click.option("--budget", type=BUDGET_RANGE, default=2_000_000, show_default=True,
               help="Node budget per position for --search (the position and all its moves together).")
+@click.option("--time", "seconds", type=Seconds(), default=DEFAULT_SEARCH_SECONDS, show_default=True,
+              help="Wall-clock seconds --search may take ('unknown' after that; 0: no time bound, only "
+                   "--budget): for one position, counted from the command's start; for a batch ('-'), per "
+                   "position.")
 @pv_option
 @unreachable_option
+@silent_option
 def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_search: bool, budget: int,
-                 show_pv: bool, allow_unreachable: bool) -> None:
+                 seconds: float, show_pv: bool, allow_unreachable: bool, silent: bool) -> None:
     """The exact value and remoteness of POSITION (or each stdin line with '-') and of
     every legal move, best move first.
 
@@ -156,8 +165,9 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     who makes it. Remoteness is the number of plies to the end of the game when the
     winner hurries and the loser holds out. A position no game reaches is refused with
     the reason; with --allow-unreachable it is accepted, and answered by --search only
-    (the tables hold the reachable positions). A search that runs out of its budget
-    answers 'unknown' (remoteness null; the text output adds a note on stderr), the
+    (the tables hold the reachable positions). A search that runs out of its --budget
+    or --time answers 'unknown' (remoteness null; the text output adds a note on
+    stderr; progress goes to stderr meanwhile), the
     moves it settled first, with their exact value and remoteness, and "at_least" what
     they prove (the best of them; null when none is settled). --pv
     adds the principal variation (the moves to the end under perfect play) to the text.
@@ -165,9 +175,12 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     "remoteness", "moves": [{"cell", "name", "value", "remoteness"}], "pv": [names]},
     and "at_least": {"value", "remoteness"} or null when "value" is "unknown".
     """
-    texts = probe_texts(show_pv, budget)
+    texts = probe_texts(show_pv, budget, seconds if use_search else None)
     if use_search:
-        answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, variant=variant,
+        # one position: --time bounds the whole command, start-up included; a batch: each position
+        answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, seconds=seconds or None,
+                                progress=progress_printer(silent),
+                                since=command_started() if position != "-" else None, variant=variant,
                                 allow_unreachable=allow_unreachable, pv=as_json or show_pv)
         answer_positions(position, answers.one, as_json, texts, answers.many)
         return

@@ -11,6 +11,7 @@ import click
 from tablebase.cli.app import (
     db_option, json_option, long_run_options, long_run_progress, main, proof_arguments, proof_options, proof_pairs,
     solve_option)
+from tablebase.cli.smallholder import RULES
 from tablebase.service.files import check_writable, open_store, write_text
 from tablebase.render.markdown import claims_markdown
 from tablebase.service.smallholder import rules_of
@@ -39,7 +40,7 @@ Example:
 @click.option("--board", "boards", metavar="B", multiple=True, type=click.Choice(SMALLHOLDER_BOARDS),
               help=f"Smallholder board to check (repeatable; default: {' and '.join(SMALLHOLDER_BOARDS)}, none "
                    f"with --proof).")
-@click.option("--rules", "specs", metavar="SPEC", multiple=True,
+@click.option("--rules", "specs", metavar="SPEC", multiple=True, type=RULES,
               help="Check these Smallholder combinations instead of the named rulesets (repeatable): a "
                    "ruleset name or groups=...,adjacent=...,territory=...,capture=... (keys left out keep "
                    "the nibbler values).")

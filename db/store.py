@@ -186,17 +186,28 @@ def explain(path: Path, exc: sqlite3.Error) -> str:
         return f"{name} is busy ({text}); another program holds a write lock on it"
     if "not a database" in text and _gzip_file(path):
         return f"cannot use {name} as a tablebase: it is compressed (gzip); 'gunzip -k' it first"
+    if "not a database" in text and _starts_with(path, b"") is not None and not _starts_with(path, SQLITE_HEADER):
+        return f"cannot use {name} as a tablebase ({text}): it is not a tablebase file, nor any SQLite database"
     if "malformed" in text or "not a database" in text:
         return f"cannot use {name} as a tablebase ({text}): the file is damaged"
     return f"cannot use {name} as a tablebase ({text})"
 
 
-def _gzip_file(path: Path) -> bool:
+#: The first bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _starts_with(path: Path, prefix: bytes) -> bool | None:
+    """Whether the file at ``path`` starts with ``prefix`` (None: it cannot be read)."""
     try:
         with path.open("rb") as handle:
-            return handle.read(2) == b"\x1f\x8b"
+            return handle.read(len(prefix)) == prefix
     except OSError:
-        return False
+        return None
+
+
+def _gzip_file(path: Path) -> bool:
+    return bool(_starts_with(path, b"\x1f\x8b"))
 
 
 _explain = explain  # the name other db modules imported first

@@ -29,6 +29,24 @@ class IllegalPositionError(NotationError):
     """Well-formed text describing a position the rules do not allow."""
 
 
+class UnreachablePositionError(IllegalPositionError):
+    """A legal position that no game reaches: refused unless unreachable positions are
+    allowed. ``why`` says why it cannot arise ("position cannot arise in play under ...
+    (...)"); the message adds how to accept it, `message` lets an interface name its own
+    way (a command-line flag) instead of the Python keyword's."""
+
+    def __init__(self, why: str, text: str) -> None:
+        super().__init__(why, text)  # both in args, so that it pickles (a worker's error)
+        self.why, self.text = why, text
+
+    def message(self, accept: str | None = "allow unreachable positions") -> str:
+        """The message, saying how to accept the position (``accept``; None: not at all)."""
+        return f"{self.why}; {accept} to analyse it: {self.text!r}" if accept else f"{self.why}: {self.text!r}"
+
+    def __str__(self) -> str:
+        return self.message()
+
+
 class IllegalMoveError(ValueError):
     """A well-formed move that the rules do not allow in the position (not a notation
     problem: the move names a cell, but that cell is not a legal move there).

@@ -260,8 +260,8 @@ class Tablebase:
               seconds: float | None = None, **options: Any) -> Probe:
         """The exact value of ``position`` (default: the start) and of each legal move,
         from the file's table, or with ``search=True`` by search from the rules alone
-        (then "unknown" past the node ``budget`` or, where the game's search keeps time
-        (The Smallholder's), past ``seconds`` of wall-clock time; None: no time bound).
+        (then "unknown" past the node ``budget`` or past ``seconds`` of wall-clock time;
+        None: no time bound).
         Options as for `position`."""
         _flag("search", search)
         if budget is not None:

@@ -48,10 +48,11 @@ class BoardRows:
     seconds: float  # time the stored rows took to compute, summed
 
 
-def _check_board(board: str) -> None:
+def _check_board(board: str, who: str = "the atlas") -> None:
+    """A ServiceError naming ``who`` (the command) unless ``board`` can have tables."""
     size = get_board(board).size
     if size > MAX_SOLVE_CELLS:
-        raise ServiceError(f"{board} has {size} cells; the atlas solves boards of up to {MAX_SOLVE_CELLS} cells "
+        raise ServiceError(f"{board} has {size} cells; {who} solves boards of up to {MAX_SOLVE_CELLS} cells "
                            f"(limping2, hex3): {board!r}")
 
 
@@ -121,9 +122,9 @@ def compare_smallholder(store: TablebaseStore, board: str, rules_list: Sequence[
     """The chosen combinations side by side on ``board`` (tables solved into ``store``
     when missing): per combination its table's totals, and ``position`` (default the
     empty board) probed under each, with the moves whose values differ."""
-    _check_board(board)
+    _check_board(board, "compare")
     if len(rules_list) < 2:
-        raise ServiceError("compare needs at least two --rules (or --ruleset) to put side by side")
+        raise ServiceError("compare needs at least two --rules to put side by side")
     if len({r.spec for r in rules_list}) < len(rules_list):
         raise ServiceError("the same combination is given twice: " + ", ".join(r.spec for r in rules_list))
     tables = []

@@ -1,6 +1,8 @@
 """The exceptions an interface shows as one line (CLI: stderr and exit 1; web: HTTP 400).
 
 * `NotationError` (from `games.base`): text that is not a position, a move, a rules name;
+  `UnreachablePositionError`, one of them, a legal position that no game reaches (its
+  `message(accept)` lets an interface name its own way of accepting it);
 * `IllegalMoveError` (from `games.base`, raised by both rules engines): a well-formed move
   the position does not allow (not a notation problem);
 * `StoreError` (from `db.store`): the file is missing, damaged, locked or unwritable;
@@ -14,11 +16,11 @@
 from __future__ import annotations
 
 from tablebase.db.store import StoreError
-from tablebase.games.base import IllegalMoveError, IllegalPositionError, NotationError
+from tablebase.games.base import IllegalMoveError, IllegalPositionError, NotationError, UnreachablePositionError
 from tablebase.solver.probe import NotInTable
 
 __all__ = ["USER_ERRORS", "IllegalMoveError", "IllegalPositionError", "NotInTable", "NotSolved", "NotationError",
-           "ServiceError", "SolveNotAsked", "StoreError", "WrongVersion"]
+           "ServiceError", "SolveNotAsked", "StoreError", "UnreachablePositionError", "WrongVersion"]
 
 
 class ServiceError(ValueError):

@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tablebase.games.base import WIN
-from tablebase.solver.probe import Lookup, MoveOutcome, Outcome, probe
+from tablebase.solver.probe import VALUE_NAMES, Lookup, MoveOutcome, Outcome, outcome_of, probe
 
 
 def outcome_text(outcome: Outcome) -> str:
@@ -97,6 +96,19 @@ class Match:
         return principal_variations(self.game, [pos], self.lookup)[0]
 
     @property
-    def user_won(self) -> bool:
-        side_to_move_wins = self.game.terminal_value(self.pos) == WIN
-        return side_to_move_wins == (self.game.to_move(self.pos) == self.human)
+    def result(self) -> str | None:
+        """The finished game's result for the user: "win", "loss" or "draw" (None while it goes on)."""
+        terminal = self.game.terminal_value(self.pos)
+        if terminal is None:
+            return None
+        return VALUE_NAMES[terminal if self.users_turn else -terminal]
+
+    def standing(self) -> Outcome | None:
+        """The exact value of the current position for the side to move (what a game
+        stopped here was worth); None where the lookup does not know it (a search that
+        did not settle it)."""
+        terminal = self.game.terminal_value(self.pos)
+        if terminal is not None:
+            return outcome_of(terminal, 0)
+        found = self.lookup([self.game.canonical_key(self.pos)])[0]
+        return found if isinstance(found, Outcome) else None

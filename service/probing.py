@@ -182,6 +182,8 @@ def unknown_json(game: Game[P], pos: P, source: str = "search", settled: Sequenc
     }
 
 
+#: Default wall-clock bound of a search probe, in seconds (both games).
+DEFAULT_SEARCH_SECONDS = 30.0
 #: Plies a principal variation may run before it stops (a drawn line may never end).
 MAX_PV = 1000
 

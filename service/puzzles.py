@@ -9,7 +9,8 @@ from typing import Any, Iterator
 from tablebase.db.puzzles import PuzzleStore, StoredPuzzle
 from tablebase.db.store import TablebaseStore
 from tablebase.render.html import PuzzleCard, puzzle_sheet
-from tablebase.service.games import describe
+from tablebase.service.errors import NotationError
+from tablebase.service.games import GAMES, describe
 from tablebase.service.progress import Progress, report
 from tablebase.service.tables import solved_lookup
 from tablebase.solver.probe import Lookup
@@ -93,6 +94,22 @@ def find(store: TablebaseStore, game: str | None = None, rules: str | None = Non
          max_depth: int | None = None, grade: int | None = None, limit: int | None = None) -> list[StoredPuzzle]:
     """Stored puzzles matching every filter given."""
     return PuzzleStore(store).find(game, rules, min_depth, max_depth, grade, limit)
+
+
+def rules_filter_hint(game: str | None, rules: str | None) -> str | None:
+    """Why a ``rules`` filter (of ``game``, or of any game) may match no puzzle: it is no
+    rules label of those games, e.g. a Smallholder ruleset without its board; None when
+    it is one (then nothing under those rules is stored)."""
+    if rules is None:
+        return None
+    for name in [game] if game else list(GAMES):
+        try:
+            describe(name).rules(rules)
+            return None
+        except NotationError:
+            continue
+    return (f"{rules!r} names no rules: Smallholder rules are written ruleset@board (e.g. nibbler@limping2), "
+            f"Sparro's as the variant")
 
 
 def get(store: TablebaseStore, puzzle_id: int) -> StoredPuzzle:

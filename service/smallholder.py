@@ -152,8 +152,6 @@ def _solve_locked(store: TablebaseStore, game: Smallholder, rules: Rules, progre
 
 #: Default node budget of a search probe (the time bound usually comes first).
 EXACT_NODE_BUDGET = 200_000_000
-#: Default wall-clock bound of a search probe, in seconds.
-DEFAULT_SEARCH_SECONDS = 30.0
 
 
 class SmallholderDescription(GameDescription):

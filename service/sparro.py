@@ -76,8 +76,7 @@ class SparroDescription(GameDescription):
     def search_lookup(self, game: Sparro, budget: int, seconds: float | None = None,
                       progress: Progress | None = None, store: TablebaseStore | None = None,
                       since: float | None = None) -> Lookup:
-        # the Sparro search is bounded by positions only (it is quick: 24 cells)
-        return search_lookup(game, budget)
+        return search_lookup(game, budget, seconds, progress, since)
 
     def images(self, game: Sparro, pos: SparroPosition) -> Iterable[tuple[SparroPosition, Sequence[int]]]:
         return ((game.symmetric(pos, s), perm) for s, perm in enumerate(SYMMETRIES))
@@ -146,28 +145,41 @@ def _loader(store: TablebaseStore, table: TableInfo, tier: int) -> Callable[[], 
     return lambda: unpack_results(tier, *store.read_tier(table.id, tier, table.payload_dtype))
 
 
-def search_lookup(game: Sparro, budget: int | None) -> Lookup:
+def search_lookup(game: Sparro, budget: int | None, seconds: float | None = None, progress: Progress | None = None,
+                  since: float | None = None) -> Lookup:
     """Exact outcomes by search from the rules engine alone (None past the budget).
 
     ``budget`` bounds the nodes of one call (a probe asks for a position and all its
     moves at once), not of each key: a key asked once the budget is spent is unknown.
-    The transposition table is kept between calls.
+    ``seconds`` bounds the wall-clock time of one call likewise, counted from ``since``
+    (a `time.perf_counter` instant, e.g. the command's start) when given, else from the
+    call's start. ``progress`` hears the positions searched every 16,384. The
+    transposition table is kept between calls.
     """
-    search = Search(game, node_budget=budget)
+    task = f"sparro {game.variant} search"
+    search = Search(game, node_budget=budget,
+                    progress=None if progress is None else
+                    lambda nodes: report(progress, task, f"{spent + nodes:,} positions"))
+    spent = 0
 
     def lookup(keys: Sequence[int]) -> list[Outcome | Exception | None]:
+        nonlocal spent
         outcomes: list[Outcome | Exception | None] = []
         spent = 0
+        out_of_budget = False
+        if seconds is not None:
+            search.deadline = (time.perf_counter() if since is None else since) + seconds
         for key in keys:
             if budget is not None:
-                if spent >= budget:
-                    outcomes.append(None)
-                    continue
+                out_of_budget = out_of_budget or spent >= budget
                 search.node_budget = budget - spent
+            if out_of_budget:  # nodes or time spent: the keys left are unknown
+                outcomes.append(None)
+                continue
             try:
                 result = search.solve(game.from_key(key))
             except SearchBudgetExceeded:
-                spent = budget or 0
+                out_of_budget = True
                 outcomes.append(None)
                 continue
             spent += result.nodes

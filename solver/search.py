@@ -11,8 +11,9 @@ marbles are never removed). A game with cycles needs a graph solver instead.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Callable, Generic, TypeVar
 
 from tablebase.games.base import DRAW, LOSS, WIN, Game
 from tablebase.solver.probe import Outcome
@@ -25,7 +26,11 @@ INFINITY = 2 * SCORE_SCALE
 
 
 class SearchBudgetExceeded(Exception):
-    """The node budget ran out before the position was solved."""
+    """The node budget (or the time) ran out before the position was solved."""
+
+
+#: Positions between two looks at the clock and two progress reports.
+CLOCK_EVERY = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -73,9 +78,14 @@ class TranspositionTable:
 class Search(Generic[P]):
     """Solves positions of one game exactly; the table is kept between calls."""
 
-    def __init__(self, game: Game[P], node_budget: int | None = None) -> None:
+    def __init__(self, game: Game[P], node_budget: int | None = None, deadline: float | None = None,
+                 progress: Callable[[int], None] | None = None) -> None:
         self.game = game
         self.node_budget = node_budget
+        #: a `time.perf_counter` instant past which the search gives up (None: no time bound)
+        self.deadline = deadline
+        #: called with the positions searched so far, every CLOCK_EVERY positions
+        self.progress = progress
         self.table = TranspositionTable()
         self.nodes = 0
 
@@ -90,6 +100,11 @@ class Search(Generic[P]):
         self.nodes += 1
         if self.node_budget is not None and self.nodes > self.node_budget:
             raise SearchBudgetExceeded(f"no result within {self.node_budget} nodes")
+        if self.nodes % CLOCK_EVERY == 0:
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                raise SearchBudgetExceeded("no result within the time given")
+            if self.progress is not None:
+                self.progress(self.nodes)
         game = self.game
         terminal = game.terminal_value(pos)
         if terminal is not None:

@@ -149,10 +149,11 @@ def test_a_killed_sweep_continues_with_the_combinations_not_stored(tmp_path: Pat
 def test_the_default_board_is_hex4_which_has_no_tables(atlas_db: Path) -> None:
     """Like every Smallholder command, atlas and compare default to hex4; they need
     tables, so they say so on one line and name the boards that have them."""
-    for args in (["atlas", "smallholder"], ["compare", "smallholder", "--rules", "nibbler", "--rules", "stymie"]):
+    for args, who in ((["atlas", "smallholder"], "the atlas"),
+                      (["compare", "smallholder", "--rules", "nibbler", "--rules", "stymie"], "compare")):
         result = run(*args, "--db", str(atlas_db))
         assert result.exit_code == 1 and result.stdout == ""
-        assert result.stderr == ("Error: hex4 has 37 cells; the atlas solves boards of up to 20 cells "
+        assert result.stderr == (f"Error: hex4 has 37 cells; {who} solves boards of up to 20 cells "
                                  "(limping2, hex3): 'hex4'\n"), result.stderr
 
 
@@ -166,7 +167,7 @@ def test_bad_requests_are_one_line_errors(atlas_db: Path) -> None:
     assert result.stderr == ("Error: limping3 has 27 cells; the atlas solves boards of up to 20 cells (limping2, "
                              "hex3): 'limping3'\n")
     result = run("atlas", "smallholder", "--board", "hex9", "--db", str(atlas_db))
-    assert result.exit_code == 1 and result.stderr.startswith("Error: unknown board")
+    assert result.exit_code == 2 and result.stderr.startswith("Error: Invalid value for '--board': unknown board")
     result = run("atlas", "smallholder", "--board", BOARD, "--board", "hex3", "--json", "--db", str(atlas_db))
     assert result.exit_code == 2 and "--json prints the rows of one board" in result.stderr
     result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(atlas_db.parent / "none.sqlite"))
@@ -207,12 +208,12 @@ def test_compare_a_position_and_bad_requests(atlas_db: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["position"]["position"] == "B./.W./..../... B"
     one = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--db", str(atlas_db))
-    assert one.exit_code == 1 and "at least two" in one.stderr
+    assert one.exit_code == 1 and one.stderr == "Error: compare needs at least two --rules to put side by side\n"
     twice = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--rules", "groups=must-create-if-one-live",
                 "--db", str(atlas_db))
     assert twice.exit_code == 1 and "given twice" in twice.stderr
     bad = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--rules", "capture=never", "--db", str(atlas_db))
-    assert bad.exit_code == 1 and bad.stderr.startswith("Error: unknown capture option 'never'")
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: Invalid value for '--rules': unknown capture option 'never'")
 
 
 # -- verify --rules ---------------------------------------------------------------------------

@@ -8,7 +8,9 @@ import json
 import random
 import shutil
 import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -122,6 +124,39 @@ def test_the_search_budget_bounds_a_whole_probe(monkeypatch: pytest.MonkeyPatch)
     outcomes = search_lookup(game, 3000)(keys)
     assert all(outcome is None for outcome in outcomes)  # far too deep for 3,000 nodes
     assert calls <= 3000 + 1  # the node that finds the budget spent
+
+
+def test_the_search_time_bounds_a_whole_probe() -> None:
+    """``seconds`` bounds the whole probe's wall-clock time like the budget its positions
+    (counted from ``since`` when given): the extended start with its moves, far beyond
+    half a second, is unknown within about that; progress counts the positions."""
+    game = Sparro("extended")
+    pos = game.start()
+    keys = [game.canonical_key(pos)] + [game.canonical_key(game.play(pos, m)) for m in game.legal_moves(pos)]
+    events: list[Any] = []
+    started = time.perf_counter()
+    outcomes = search_lookup(game, 10 ** 12, 0.5, events.append)(keys)
+    took = time.perf_counter() - started
+    assert all(outcome is None for outcome in outcomes) and 0.5 <= took < 1.5
+    counts = [int(e.text.split()[0].replace(",", "")) for e in events]
+    assert counts and counts == sorted(counts) and all(e.task == "sparro extended search" for e in events)
+    late = search_lookup(game, 10 ** 12, 0.5, since=time.perf_counter() - 1.0)
+    started = time.perf_counter()
+    assert late(keys[:1]) == [None] and time.perf_counter() - started < 0.5  # the time was spent before
+    # a position within reach is answered exactly under the same bounds
+    near = game.parse("RRBRBBRB..../......../....")
+    assert search_lookup(game, 10 ** 12, 5.0)([game.canonical_key(near)])[0] is not None
+
+
+def test_probe_sparro_search_keeps_time(tmp_path: Path) -> None:
+    """`probe sparro --search --time`: the extended start is unknown after about the time
+    given, whatever the budget."""
+    started = time.perf_counter()
+    result = run("probe", "sparro", "--search", "--variant", "extended", "--time", "0.5", "--budget", "1000000000",
+                 "--json", "--db", str(tmp_path / "none.sqlite"))
+    took = time.perf_counter() - started
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["value"] == "unknown" and took < 2.5
 
 
 @pytest.mark.slow

@@ -176,8 +176,8 @@ def test_a_searched_probe_says_once_what_unknown_means() -> None:
     text = CliRunner().invoke(main, ["probe", "sparro", "--search", "--budget", "10", "-"], input=f"{start}\n{start}\n")
     assert text.exit_code == 0, text.output
     assert [line.split(";")[0] for line in text.stdout.splitlines()] == [f"{start}: R to move, unknown"] * 2
-    assert text.stderr == ("note: 'unknown' is what the search did not prove within --budget 10 positions; give it "
-                           "more to go further\n")
+    assert text.stderr == ("note: 'unknown' is what the search did not prove within --time 30 s and --budget 10 "
+                           "positions; give it more to go further\n")
     as_json = run("probe", "sparro", "--search", "--budget", "10", "--json", start)
     assert as_json.exit_code == 0 and json.loads(as_json.stdout)["value"] == "unknown" and as_json.stderr == ""
 

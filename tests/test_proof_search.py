@@ -855,11 +855,11 @@ def test_a_draw_through_the_commands(tmp_path):
     broken = cli_input(exported_text.replace("\tholder\t", "\twinner\t", 1), "check", "--proof", "-")
     assert broken.exit_code == 1 and "'<stdin>' is not a valid proof: line" in broken.output
     misplaced = cli("solve", "smallholder", "--board", "hex3", "--position", DRAWN_ROOT, "--db", db)
-    assert misplaced.exit_code == 2 and "belong to --weak" in misplaced.output
+    assert misplaced.exit_code == 2 and "--position belongs to --weak" in misplaced.output
     retries = cli("solve", "smallholder", "--board", "hex3", "--job-retries", "2", "--db", db)
-    assert retries.exit_code == 2 and "belong to --weak" in retries.output
+    assert retries.exit_code == 2 and "--job-retries belongs to --weak" in retries.output
     table = cli("solve", "smallholder", "--board", "hex3", "--job-table-mb", "64", "--db", db)
-    assert table.exit_code == 2 and "belong to --weak" in table.output
+    assert table.exit_code == 2 and "--job-table-mb belongs to --weak" in table.output
     no_table = cli("solve", "smallholder", "--board", "hex3", "--weak", "--job-table-mb", "0", "--db", db)
     assert no_table.exit_code == 2 and "'--job-table-mb': 0 is not in the range" in no_table.output
 

@@ -64,7 +64,7 @@ def test_show_marks_holdings_and_captures() -> None:
 def test_moves_text_and_json() -> None:
     result = run("moves", "smallholder", "--board", "limping2")
     assert result.exit_code == 0
-    assert result.stdout == "a1 a2 b1 b2 b3 c1 c2 c3 c4 d1 d2 d3\n"
+    assert result.stdout == "../.../..../... B: B to move: a1 a2 b1 b2 b3 c1 c2 c3 c4 d1 d2 d3\n"
     result = run("moves", "smallholder", "B./.../..../..W B", "--json")
     assert result.exit_code == 0
     answer = json.loads(result.stdout)
@@ -77,14 +77,14 @@ def test_moves_text_and_json() -> None:
 
 def test_moves_capture_and_finished_game() -> None:
     result = run("moves", "smallholder", "BW/B.B/.BWB/BWW B", "--rules", "groups=must-create-if-one,territory=hull")
-    assert result.stdout == "b2+x4\n"
+    assert result.stdout == "BW/B.B/.BWB/BWW B: B to move: b2+x4\n"
     result = run("moves", "smallholder", "B./BBB/.B.B/B.. W", "--rules", "groups=must-create-if-one,territory=hull",
                  "--json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["result"] == {"winner": "B"}
     assert json.loads(result.stdout)["moves"] == []
     result = run("moves", "smallholder", "B./BBB/.B.B/B.. W", "--rules", "groups=must-create-if-one,territory=hull")
-    assert result.stdout == "none: white cannot move and loses, black wins\n"
+    assert result.stdout == "B./BBB/.B.B/B.. W: game over, B wins (W cannot move)\n"
 
 
 def test_after_replays_moves() -> None:
@@ -94,15 +94,12 @@ def test_after_replays_moves() -> None:
     assert answer["position"] == "B./.../.B../..W W"
     assert [m["name"] for m in answer["moves"]] == ["a2", "b1", "b2", "b3", "c1", "d1"]
     result = run("moves", "smallholder", START_LIMPING2, "--after", "0 11 6")
-    assert result.stdout == "B./.../.B../..W W: a2 b1 b2 b3 c1 d1\n"
+    assert result.stdout == "B./.../.B../..W W: W to move: a2 b1 b2 b3 c1 d1\n"
 
 
 @pytest.mark.parametrize("args, message", [
     (["moves", "smallholder", "x B"], "Error: unknown character 'x' at offset 0 (expected B, W, . or /): 'x B'"),
     (["moves", "smallholder", "../.. B"], "Error: row lengths 2/2 match no board"),
-    (["moves", "smallholder", "--ruleset", "nibler"], "Error: unknown ruleset"),
-    (["moves", "smallholder", "--rules", "territory=round"], "Error: unknown territory option 'round'"),
-    (["moves", "smallholder", "--board", "hex9"], "Error: unknown board"),
     (["moves", "smallholder", "--board", "limping2", "--after", "a1 a1"],
      "Error: --after move 2 is illegal (not a legal move for white in 'B./.../..../... W' under nibbler@limping2)"),
     (["moves", "smallholder", "--board", "limping2", "--after", "a1 zz"], "Error: unknown cell on limping2"),
@@ -117,6 +114,22 @@ def test_bad_input_is_one_line_and_exit_1(args: list[str], message: str) -> None
     assert result.stderr.startswith(message)
     assert result.stderr.count("\n") == 1
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["moves", "smallholder", "--ruleset", "nibler"], "Error: Invalid value for '--ruleset': unknown ruleset"),
+    (["moves", "smallholder", "--rules", "territory=round"],
+     "Error: Invalid value for '--rules': unknown territory option 'round'"),
+    (["moves", "smallholder", "--board", "hex9"], "Error: Invalid value for '--board': unknown board"),
+])
+def test_a_bad_rules_option_is_a_usage_error(args: list[str], message: str) -> None:
+    """An option value the parsers refuse is one the command cannot parse: exit status 2."""
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(message)
+    assert result.stderr.endswith("moves smallholder --help')\n")
+    assert result.stderr.count("\n") == 1
 
 
 def test_allow_unreachable() -> None:
@@ -142,8 +155,19 @@ def test_batch_mode_with_board_and_after() -> None:
     stdin = f"{START_LIMPING2}\nB./.../..../... W\n"
     result = run("moves", "smallholder", "-", "--board", "limping2", "--after", "d3", stdin=stdin)
     assert result.exit_code == 0
-    assert result.stdout.splitlines() == ["../.../..../..B W: a1 a2 b1 b2 b3 c1 c2 c3 c4 d1 d2",
-                                          "B./.../..../..W B: b3 c1 c2 c3 c4 d1 d2"]
+    assert result.stdout.splitlines() == ["../.../..../..B W: W to move: a1 a2 b1 b2 b3 c1 c2 c3 c4 d1 d2",
+                                          "B./.../..../..W B: B to move: b3 c1 c2 c3 c4 d1 d2"]
+
+
+def test_batch_text_names_each_position() -> None:
+    """A skipped bad line leaves the text output matchable to the input: each line starts
+    with its position, as `moves sparro`'s do."""
+    stdin = f"{START_LIMPING2}\nnot a position\nB./.../..../... W\n"
+    result = run("moves", "smallholder", "-", stdin=stdin)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [f"{START_LIMPING2}: B to move: a1 a2 b1 b2 b3 c1 c2 c3 c4 d1 d2 d3",
+                                          "B./.../..../... W: W to move: a2 b1 b2 b3 c1 c2 c3 c4 d1 d2 d3"]
+    assert result.stderr.startswith("error: line 2: ")
 
 
 @pytest.mark.parametrize("command", ["show", "moves"])

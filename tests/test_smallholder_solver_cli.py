@@ -79,7 +79,7 @@ def test_solve_refuses_big_boards_and_mixed_choices(tmp_path: Path) -> None:
     result = run("solve", "smallholder", "--ruleset", "nibbler", "--all-rulesets", "--db", str(tmp_path / "x.sqlite"))
     assert result.exit_code == 2
     result = run("solve", "smallholder", "--board", "hex9", "--db", str(tmp_path / "x.sqlite"))
-    assert result.exit_code == 1 and "unknown board" in result.output
+    assert result.exit_code == 2 and "Invalid value for '--board': unknown board" in result.output
 
 
 def test_probe_text(db: Path) -> None:

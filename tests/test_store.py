@@ -209,6 +209,19 @@ def test_not_a_database(tmp_path: Path, content: bytes) -> None:
     assert path.read_bytes() == content  # untouched
 
 
+@pytest.mark.parametrize("content, says", [(b"hello, this is not a database\n" * 100, "it is not a tablebase file"),
+                                           (b"SQLite format 3\0" + b"\xff" * 5000, "the file is damaged")],
+                         ids=["text", "sqlite-header-then-junk"])
+def test_a_file_that_is_no_database_is_not_called_damaged(tmp_path: Path, content: bytes, says: str) -> None:
+    """Only a file that starts as an SQLite database and then is not one is damaged; any
+    other file is simply not a tablebase file."""
+    path = tmp_path / "file.sqlite"
+    path.write_bytes(content)
+    with pytest.raises(StoreError) as info:
+        TablebaseStore(path)
+    assert says in str(info.value) and ("damaged" in str(info.value)) == (says == "the file is damaged")
+
+
 def test_someone_elses_database_is_not_adopted(tmp_path: Path) -> None:
     path = tmp_path / "other.sqlite"
     tamper(path, "CREATE TABLE accounts (name TEXT)")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from tablebase.games.base import LOSS, IllegalMoveError, IllegalPositionError
+from tablebase.games.base import LOSS, IllegalMoveError, UnreachablePositionError
 from tablebase.games.smallholder.board import AXES, DEFAULT_BOARD, Board, bits, get_board
 from tablebase.games.smallholder.options import DEFAULT_RULESET, Rules, parse_rules
 from tablebase.games.smallholder.position import (
@@ -111,14 +111,13 @@ class Smallholder:
 
     def parse(self, text: str, allow_unreachable: bool = False) -> Position:
         """Read a position of this board; one that cannot arise in play raises
-        ``IllegalPositionError`` unless ``allow_unreachable``."""
+        ``UnreachablePositionError`` (an ``IllegalPositionError``) unless ``allow_unreachable``."""
         _, pos = parse_position(text, self.board)
         if not allow_unreachable:
             problems = self.status(pos)
             if problems:
-                raise IllegalPositionError(f"position cannot arise in play under {self.rules_name} "
-                                           f"({'; '.join(problems)}); allow unreachable positions "
-                                           f"to analyse it: {text!r}")
+                raise UnreachablePositionError(f"position cannot arise in play under {self.rules_name} "
+                                               f"({'; '.join(problems)})", text)
         return pos
 
     def format(self, pos: Position) -> str:

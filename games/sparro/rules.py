@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from tablebase.games.base import DRAW, LOSS, WIN, IllegalMoveError, IllegalPositionError, NotationError
+from tablebase.games.base import (
+    DRAW, LOSS, WIN, IllegalMoveError, IllegalPositionError, NotationError, UnreachablePositionError)
 from tablebase.games.sparro.geometry import (
     CELL_NAMES,
     CELLS,
@@ -231,8 +232,8 @@ class Sparro:
         if not allow_unreachable:
             problem = self.unreachability(pos)
             if problem:
-                raise IllegalPositionError(f"position cannot arise in play under {self.variant} ({problem}); "
-                                           f"allow unreachable positions to analyse it: {text!r}")
+                raise UnreachablePositionError(f"position cannot arise in play under {self.variant} ({problem})",
+                                               text)
         return pos
 
     def _parse_syntax(self, text: str) -> SparroPosition:

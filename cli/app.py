@@ -44,7 +44,8 @@ def error_text(exc: Exception, command: click.Command | None = None) -> str:
 
 class Seconds(click.FloatRange):
     """A number of seconds, at least ``min`` (default 0): click's FloatRange alone lets
-    'nan' through, since every comparison with it is false."""
+    'nan' through, since every comparison with it is false, and calls 'abc' "not a valid
+    float range"."""
 
     name = "seconds"
 
@@ -52,10 +53,30 @@ class Seconds(click.FloatRange):
         super().__init__(min=min, max=max)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not _is_float(value):
+            self.fail(f"{value!r} is not a number of seconds.", param, ctx)
         seconds = super().convert(value, param, ctx)
         if math.isnan(seconds):
             self.fail(f"{value!r} is not a number of seconds.", param, ctx)
         return seconds
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+class Whole(click.IntRange):
+    """A whole number from ``min`` to ``max`` (click's IntRange, which calls 'x' "not a
+    valid integer range" and shows INTEGER RANGE in the help)."""
+
+    name = "whole number"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str | None:
+        return "N" if isinstance(param, click.Option) else None  # an argument keeps its own name
 
 
 class Checked(click.ParamType):
@@ -223,7 +244,7 @@ def cluster_options(does: str, each: str = "", default: str = "in-process") -> C
             help=f"{does} on the Dask cluster of this scheduler (started with 'dask scheduler' and 'dask "
                  f"worker'; the workers need this package installed).")(command)
         return click.option(
-            "--workers", type=click.IntRange(1, 1024), default=None,
+            "--workers", type=Whole(1, 1024), default=None,
             help=f"{does} on a local Dask cluster of N worker processes{each} (default: {default}).")(command)
     return decorate
 
@@ -352,10 +373,10 @@ def progress_printer(silent: bool) -> Progress | None:
 
 #: Ranges of the integer options and arguments: within what SQLite stores and what can
 #: finish, so that a huge number is a usage error, never an overflow deep inside.
-ID_RANGE = click.IntRange(1, 2**63 - 1)
-SEED_RANGE = click.IntRange(0, 2**63 - 1)
-DEPTH_RANGE = click.IntRange(0, 1000)
-BUDGET_RANGE = click.IntRange(1, 10**12)
+ID_RANGE = Whole(1, 2**63 - 1)
+SEED_RANGE = Whole(0, 2**63 - 1)
+DEPTH_RANGE = Whole(0, 1000)
+BUDGET_RANGE = Whole(1, 10**12)
 #: What the --budget help of a Smallholder exact search adds: the search looks at its node
 #: budget only every 4,096 positions (with the clock: `CLOCK_EVERY + 1` of
 #: solver/smallholder_exact_kernel.py, docs/solver.md "Budgets"; a test holds them equal).

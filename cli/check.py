@@ -14,6 +14,7 @@ from tablebase.cli.app import (
     DEFAULT_DB,
     SEED_RANGE,
     TablebaseError,
+    Whole,
     cluster_options,
     db_option,
     json_option,
@@ -50,9 +51,9 @@ Example:
     tablebase check --proof limping3-nibbler.proof.tsv.gz --scheduler tcp://10.0.0.5:8786
     tablebase proof export smallholder --board hex3 | tablebase check --proof -""")
 @db_option
-@click.option("--sample", type=click.IntRange(0, 10**9), default=DEFAULT_SAMPLE, show_default=True,
+@click.option("--sample", type=Whole(0, 10**9), default=DEFAULT_SAMPLE, show_default=True,
               help="Random positions per table checked against their children, symmetry images and the search "
-                   "(at most the whole table).")
+                   "(at most the whole table; the start is judged besides, so the report counts one more).")
 @click.option("--seed", type=SEED_RANGE, default=None,
               help="Seed of the random sample (default: a fresh one, printed in the report).")
 @click.option("--search-budget", type=BUDGET_RANGE, default=DEFAULT_SEARCH_BUDGET, show_default=True,

@@ -17,6 +17,7 @@ from tablebase.cli.app import (
     SEED_RANGE,
     Seconds,
     TablebaseError,
+    Whole,
     _Group,
     db_option,
     end_status_line,
@@ -73,22 +74,22 @@ Example:
 @click.option("--board", type=click.Choice(["limping2", "hex3", "hex4"]), default=SMALLHOLDER.default_board,
               show_default=True,
               help="Smallholder board: hex4 (judged by the exact search), or one that can be solved.")
-@click.option("--count", type=click.IntRange(1, 10_000), default=10, show_default=True,
+@click.option("--count", type=Whole(1, 10_000), default=10, show_default=True,
               help="How many new puzzles to find.")
 @click.option("--time", "seconds", type=Seconds(), default=service.PUZZLE_SEARCH_SECONDS,
               show_default=True,
               help="hex4: wall-clock seconds the search may spend on each position it judges (0: no time "
                    "bound, so that a seed always gives the same puzzles).")
-@click.option("--budget", "nodes", type=click.IntRange(1, 10**12), default=service.PUZZLE_SEARCH_NODES,
+@click.option("--budget", "nodes", type=Whole(1, 10**12), default=service.PUZZLE_SEARCH_NODES,
               show_default=True,
               help=f"hex4: positions the search may explore for each position it judges. {EXACT_BUDGET_STEP}")
-@click.option("--min-depth", type=click.IntRange(1, 200), default=3, show_default=True,
+@click.option("--min-depth", type=Whole(1, 200), default=3, show_default=True,
               help="Fewest plies to the win.")
-@click.option("--max-depth", type=click.IntRange(1, 200), default=15, show_default=True,
+@click.option("--max-depth", type=Whole(1, 200), default=15, show_default=True,
               help="Most plies to the win.")
 @click.option("--seed", type=SEED_RANGE, default=1, show_default=True,
               help="Random seed: the same seed gives the same puzzles.")
-@click.option("--max-games", type=click.IntRange(1, 10**9), default=20_000, show_default=True,
+@click.option("--max-games", type=Whole(1, 10**9), default=20_000, show_default=True,
               help="Give up after sampling this many games.")
 @db_option
 @solve_option
@@ -144,8 +145,8 @@ def _filters(function: Callable) -> Callable:
         click.option("--rules", help="Only these rules (Sparro variant, or Smallholder ruleset@board)."),
         click.option("--min-depth", type=DEPTH_RANGE, help="Only puzzles at least this deep."),
         click.option("--max-depth", type=DEPTH_RANGE, help="Only puzzles at most this deep."),
-        click.option("--grade", type=click.IntRange(1, 5), help="Only this difficulty grade (1-5)."),
-        click.option("--limit", type=click.IntRange(1, 10**9), help="At most this many."),
+        click.option("--grade", type=Whole(1, 5), help="Only this difficulty grade (1-5)."),
+        click.option("--limit", type=Whole(1, 10**9), help="At most this many."),
     ]):
         function = option(function)
     return function

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from tablebase.cli.app import TablebaseError, db_option, main, progress_printer, proof_options, proof_pairs
+from tablebase.cli.app import TablebaseError, Whole, db_option, main, progress_printer, proof_options, proof_pairs
 
 
 @main.command("serve", epilog="""\b
@@ -16,7 +16,7 @@ Example:
 @db_option
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (0.0.0.0 opens it to the network).")
-@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--port", type=Whole(1, 65535), default=8000, show_default=True, help="Port to listen on.")
 @proof_options()
 def serve(db_path: str, host: str, port: int, proofs: tuple[str, ...], journals: tuple[str, ...]) -> None:
     """Browse the tablebase in a web browser: a clickable board with every move's value,

@@ -10,7 +10,7 @@ import click
 from click.core import ParameterSource
 
 from tablebase.cli.app import (
-    BUDGET_RANGE, EXACT_BUDGET_STEP, SEED_RANGE, Checked, Seconds,
+    BUDGET_RANGE, EXACT_BUDGET_STEP, SEED_RANGE, Checked, Seconds, Whole,
     answer_positions, cluster_options, command_started, cycle, db_option, end_status_line, json_option,
     long_run_options, long_run_progress, moves, probe, probe_texts, progress_printer, pv_option, show, silent_option,
     solve)
@@ -171,14 +171,14 @@ Example:
               help="--weak: positions one leaf job may explore before it answers unknown (then it runs "
                    "again with more, see --job-retries, and after that the proof-number search expands the "
                    "position instead).")
-@click.option("--job-retries", type=click.IntRange(0, 10), default=None,
+@click.option("--job-retries", type=Whole(0, 10), default=None,
               help="--weak: a job out of budget runs again with 4 times the budget, up to this many times, "
                    f"before the search expands its position (0: expand at once)  [default: {DEFAULT_JOB_RETRIES}]")
-@click.option("--job-table-mb", type=click.IntRange(MIN_JOB_TABLE_MB, MAX_JOB_TABLE_MB), default=None, metavar="MB",
+@click.option("--job-table-mb", type=Whole(MIN_JOB_TABLE_MB, MAX_JOB_TABLE_MB), default=None, metavar="MB",
               help="--weak: size limit of the transposition table each worker's leaf search keeps from job to "
                    "job (later jobs reuse what earlier ones proved; in-process, one table serves both cores)  "
                    f"[default: {DEFAULT_JOB_TABLE_MB}]")
-@click.option("--job-max-empty", type=click.IntRange(0, 10**4), default=None,
+@click.option("--job-max-empty", type=Whole(0, 10**4), default=None,
               help="--weak: send only positions with at most this many empty cells as jobs; the search "
                    "expands bigger ones itself (default: every position is tried as a job first).")
 @click.option("--time-limit", type=Seconds(0, 10**9), default=None, metavar="SECONDS",
@@ -332,11 +332,11 @@ Example:
 @_board_option
 @_ruleset_option
 @_rules_option
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=DEFAULT_GAMES, show_default=True,
+@click.option("--games", type=Whole(1, MAX_GAMES), default=DEFAULT_GAMES, show_default=True,
               help="Random games to play (without POSITION); the search stops at the first repetition.")
-@click.option("--plies", type=click.IntRange(2, MAX_PLIES), default=DEFAULT_PLIES, show_default=True,
+@click.option("--plies", type=Whole(2, MAX_PLIES), default=DEFAULT_PLIES, show_default=True,
               help="Length of the lines followed from each position.")
-@click.option("--slack", type=click.IntRange(0, MAX_SLACK), default=DEFAULT_SLACK, show_default=True,
+@click.option("--slack", type=Whole(0, MAX_SLACK), default=DEFAULT_SLACK, show_default=True,
               help="Stones a line may add before it is dropped (a return has to capture them again).")
 @click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Seed of the random games.")
 @json_option

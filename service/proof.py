@@ -92,7 +92,7 @@ class WeakSolveReport:
             open_moves = [move for move, state in self.first_moves.items() if state == "open"]
             lines.append(f"  winning first moves: {' '.join(wins) or 'none'}"
                          + (f" (not settled: {' '.join(open_moves)})" if open_moves else ""))
-        lines.append(f"  on {self.executor}, {self.seconds:.1f} s")
+        lines.append(f"  executor: {self.executor}, {self.seconds:.1f} s")
         return "\n".join(lines)
 
 

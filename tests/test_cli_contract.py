@@ -237,3 +237,22 @@ def test_the_python_message_keeps_its_wording() -> None:
 
     with pytest.raises(IllegalPositionError, match="; allow unreachable positions to analyse it: 'RRR"):
         Sparro("standard").parse(UNREACHABLE)
+
+
+# -- numbers: the message says what was expected --------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["puzzles", "list", "--limit", "x"], "Invalid value for '--limit': 'x' is not a valid whole number."),
+    (["puzzles", "show", "abc"], "Invalid value for 'PUZZLE_ID': 'abc' is not a valid whole number."),
+    (["probe", "smallholder", "--time", "abc"], "Invalid value for '--time': 'abc' is not a number of seconds."),
+    (["probe", "sparro", "--search", "--time", "soon"], "Invalid value for '--time': 'soon' is not a number of seconds."),
+])
+def test_a_bad_number_is_named_as_what_was_expected(args: list[str], message: str) -> None:
+    """Click called 'x' "not a valid integer range" and 'abc' "not a valid float range"."""
+    result = run(*args)
+    assert result.exit_code == 2 and message in result.stderr, result.output
+
+
+def test_whole_number_options_show_n_in_the_help() -> None:
+    text = run("puzzles", "list", "--help").stdout
+    assert "--limit N" in text and "INTEGER RANGE" not in text

@@ -68,9 +68,9 @@ def show_smallholder(position: str | None, board: str | None, ruleset: str | Non
         tablebase show smallholder 'BB./B..W/.W.../..../... W' --svg position.svg
     """
     game, pos = read(position, board, rules_of(ruleset, spec), allow_unreachable)
-    click.echo(DESCRIPTION.text(game, pos))
-    if svg_path:
+    if svg_path:  # first: a file it cannot write is an error before anything is printed
         write_text(svg_path, DESCRIPTION.svg(game, pos))
+    click.echo(DESCRIPTION.text(game, pos))
 
 
 @moves.command("smallholder")

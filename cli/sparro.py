@@ -60,10 +60,12 @@ Example:
 @click.option("--faces", is_flag=True, help="With --svg: add the four faces unfolded, completed lines marked.")
 @unreachable_option
 def show_sparro(position: str, variant: str, svg_path: str | None, faces: bool, allow_unreachable: bool) -> None:
+    if faces and not svg_path:
+        raise click.UsageError("--faces draws into the --svg picture: give --svg FILE too")
     game, pos = DESCRIPTION.read(position, variant=variant, allow_unreachable=allow_unreachable)
-    click.echo(DESCRIPTION.text(game, pos))
-    if svg_path:
+    if svg_path:  # first: a file it cannot write is an error before anything is printed
         write_text(svg_path, DESCRIPTION.svg(game, pos, faces=faces))
+    click.echo(DESCRIPTION.text(game, pos))
 
 
 def moves_text(answer: dict) -> str:

@@ -256,3 +256,16 @@ def test_a_bad_number_is_named_as_what_was_expected(args: list[str], message: st
 def test_whole_number_options_show_n_in_the_help() -> None:
     text = run("puzzles", "list", "--help").stdout
     assert "--limit N" in text and "INTEGER RANGE" not in text
+
+
+# -- show: a picture it cannot write fails before the board is printed ----------------------
+
+@pytest.mark.parametrize("game", ["sparro", "smallholder"])
+def test_show_fails_on_an_unwritable_picture_before_printing(tmp_path: Path, game: str) -> None:
+    result = run("show", game, "--svg", str(tmp_path / "missing" / "x.svg"))
+    assert result.exit_code == 1 and result.stdout == "" and "does not exist" in result.stderr
+
+
+def test_faces_without_a_picture_is_a_usage_error() -> None:
+    result = run("show", "sparro", "--faces")
+    assert result.exit_code == 2 and "--faces draws into the --svg picture" in result.stderr

@@ -319,7 +319,7 @@ def test_probe_smallholder(sparro_db: Path, text: str, ruleset: str) -> None:
     try:
         smallholder_oracle(text, ruleset)
     except NotationError as exc:
-        assert result.exit_code == 1 and result.stderr == f"Error: {exc}\n"
+        assert result.exit_code == 1 and result.stderr == f"Error: {said(exc)}\n"
     else:
         assert result.exit_code == 0, result.stderr
         answer = json.loads(result.stdout)

@@ -285,13 +285,15 @@ def _play(match: Match) -> str | None:
 GAME_OVER = {"win": "you win!", "loss": "the perfect player wins.", "draw": "a draw."}
 
 
-def _stopped_text(match: Match, stopped: str) -> str:
+def _stopped_text(match: Match, stopped: str, searched: bool) -> str:
     """The last line of a game the user stopped (at the user's turn): how, and what the
-    position is worth with perfect play, when the perfect player knows it."""
+    position is worth with perfect play, when the perfect player knows it (a game the
+    search plays starts no search for it: that could take the whole --time)."""
     side = SIDE_NAMES[match.game.to_move(match.pos)]
-    standing = match.standing()
+    standing = match.standing(look_up=not searched)
     if standing is None:
-        return f"{stopped}; the value of this position for {side} (to move) is not known: the search did not settle it."
+        return (f"{stopped}; the value of this position for {side} (to move) is not known: it was not searched "
+                "('tablebase probe' searches it).")
     return f"{stopped}; with perfect play this position is a {outcome_text(standing)} for {side} (to move)."
 
 
@@ -385,7 +387,7 @@ def play_command(game: str, position: str | None, variant: str, ruleset: str, bo
         match = Match(rules, pos, lookup, side or rules.to_move(pos))
         try:
             stopped = _play(match)
-            last = _stopped_text(match, stopped) if stopped else GAME_OVER[match.result]  # type: ignore[index]
+            last = _stopped_text(match, stopped, searched) if stopped else GAME_OVER[match.result]  # type: ignore[index]
         except NotInTable:  # the search out of its budget: no perfect move to claim
             raise TablebaseError(f"play {game}: the search did not settle {rules.format(match.pos)!r} within "
                                  f"--time {seconds:g} s and --budget {budget:,} positions; the game stops here "

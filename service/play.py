@@ -53,6 +53,8 @@ class Match:
         self.expected = expected
         self.mistakes = 0
         self.hints = 0
+        #: the current position's value for the side to move, once a probe has said it
+        self.known: Outcome | None = None
 
     @property
     def over(self) -> bool:
@@ -66,6 +68,7 @@ class Match:
         """The perfect player's best move, played."""
         best = probe(self.game, self.pos, self.lookup).moves[0]
         self.pos = self.game.play(self.pos, best.cell)
+        self.known = best.outcome.after_move()
         return best
 
     def move(self, text: str) -> Judgement:
@@ -75,11 +78,13 @@ class Match:
         after = self.game.play(self.pos, move)
         name = self.game.move_name(move)
         answer = probe(self.game, self.pos, self.lookup)
+        self.known = answer.outcome
         outcome = next(m.outcome for m in answer.moves if m.cell == move)
         if self.expected is not None and self.expected.get(self.game.format(self.pos)) != move:
             self.mistakes += 1
             return Judgement(name, outcome, False, answer.outcome, tuple(self.line(after)))
         self.pos = after
+        self.known = outcome.after_move()
         return Judgement(name, outcome, None if self.expected is None else True, answer.outcome)
 
     def hint(self) -> str:
@@ -103,12 +108,16 @@ class Match:
             return None
         return VALUE_NAMES[terminal if self.users_turn else -terminal]
 
-    def standing(self) -> Outcome | None:
+    def standing(self, look_up: bool = True) -> Outcome | None:
         """The exact value of the current position for the side to move (what a game
-        stopped here was worth); None where the lookup does not know it (a search that
-        did not settle it)."""
+        stopped here was worth): what the match's probes said of it, else (with
+        ``look_up``) what the lookup says; None where neither knows it. Without
+        ``look_up`` nothing is searched: a lookup that searches may take its whole
+        budget, too long for a user who quits."""
         terminal = self.game.terminal_value(self.pos)
         if terminal is not None:
             return outcome_of(terminal, 0)
+        if self.known is not None or not look_up:
+            return self.known
         found = self.lookup([self.game.canonical_key(self.pos)])[0]
         return found if isinstance(found, Outcome) else None

@@ -36,6 +36,11 @@ class Outcome:
         """This result of a child position, seen by the player whose move led to it."""
         return Outcome(-self.value, None if self.remoteness is None else self.remoteness + 1)
 
+    def after_move(self) -> Outcome:
+        """This result of a move (for the player making it), seen from the position it
+        leads to, the opponent to move: the inverse of `for_mover`."""
+        return Outcome(-self.value, None if self.remoteness is None else self.remoteness - 1)
+
     def preference(self) -> tuple[int, int]:
         """Sort key, best first: quick wins, then draws, then slow losses."""
         if self.value == WIN:

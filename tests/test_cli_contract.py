@@ -89,6 +89,43 @@ def test_a_finished_games_result_for_the_user() -> None:
         assert Match(game, pos, nothing, "B").result == {"loss": "win", "draw": "draw"}[for_red]
 
 
+HEX4_WIN_IN_9 = "WB.W/WBW.B/BBWBB./..B.B.W/.W.W../BWW.W/W.BB W"
+
+
+def test_stopping_a_searched_game_starts_no_search(tmp_path: Path) -> None:
+    """On hex4 the perfect player is the search: quitting at once says the value is not
+    known (a search for it could take the whole --time, 30 s), quitting after a move and
+    the reply gives the value the reply's probe found, without another search."""
+    db = str(tmp_path / "h4.sqlite")
+    at_once = run("play", "smallholder", HEX4_WIN_IN_9, "--db", db, input="q\n")
+    assert at_once.exit_code == 0, at_once.output
+    assert at_once.stdout.rstrip().endswith("you quit; the value of this position for White (to move) is not known: "
+                                            "it was not searched ('tablebase probe' searches it).")
+    later = run("play", "smallholder", HEX4_WIN_IN_9, "--db", db, input="d1\nq\n")
+    assert later.exit_code == 0, later.output
+    assert later.stdout.rstrip().endswith("you quit; with perfect play this position is a win in 7 for White (to move).")
+
+
+def test_a_match_knows_what_its_probes_said() -> None:
+    """After a reply the position's value is the reply's, seen by the side to move: no
+    lookup is asked (the lookup here knows only the start)."""
+    game = Sparro("standard")
+    start = game.start()
+    table = {game.canonical_key(start): Outcome(WIN, 21)}
+    asked: list[int] = []
+
+    def lookup(keys: list[int]) -> list[Outcome | None]:
+        asked.extend(keys)
+        return [table.get(key, Outcome(LOSS, 20)) for key in keys]  # every move of Red's "loses in 20" for Black
+
+    match = Match(game, start, lookup, "B")
+    assert match.standing(look_up=False) is None
+    best = match.reply()
+    asked.clear()
+    assert match.standing() == best.outcome.after_move() and asked == []
+    assert Outcome(WIN, 21).for_mover().after_move() == Outcome(WIN, 21)
+
+
 def test_standing_is_the_lookups_value_or_none() -> None:
     game = Sparro("standard")
     pos = game.start()

@@ -289,6 +289,26 @@ def test_background_search_stops(client: Any) -> None:
     assert client.get("/api/search/12345").status_code == 404
 
 
+def test_an_abandoned_search_is_killed_without_a_request(web_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search nobody polls (its page was closed) is killed by the watcher thread: it was
+    found only at the next request, and kept the cores busy until then."""
+    from tablebase.web import jobs as jobs_module
+
+    monkeypatch.setattr(jobs_module, "ABANDON_SECONDS", 0.5)
+    monkeypatch.setattr(jobs_module, "REAP_SECONDS", 0.2)
+    jobs = SearchJobs(str(web_db))
+    try:
+        job = jobs.start({"game": "smallholder", "board": "hex4"})["job"]  # the start: far beyond a second
+        process = jobs._jobs[job].process
+        deadline = time.monotonic() + 20
+        while process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert process.poll() is not None, "the abandoned search still runs"
+        assert jobs.status(job)["status"] == "stopped"
+    finally:
+        jobs.close()
+
+
 def test_a_search_request_longer_than_an_argument_may_be(web_db: Path) -> None:
     """A request reaches its search process on stdin: as a command-line argument, one
     longer than the system allows (128 KB) was a 500. Here the moves are 40,000 control
@@ -550,7 +570,58 @@ def test_hex4_positions_are_searched_in_the_background(page: Any, server: str) -
     page.wait_for_selector("#search-stop:not([hidden])")
     assert page.inner_text("#search-status").startswith("searching...")
     page.click("#search-stop")
-    assert page.inner_text("#search-status") == "search stopped: unknown"
+    assert page.inner_text("#search-status").startswith("search stopped: unknown")
+    # another game: the search line was the hex4 position's, it goes
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.select_option("#game", "sparro")
+    wait_ready(page)
+    assert page.is_hidden("#search")
+
+
+def test_a_double_click_plays_one_move(page: Any, server: str) -> None:
+    """A second click while a move loads was a second move: the game held 0b1 twice, its
+    permalink broke. Space on a focused button presses the button, not "best move"."""
+    open_page(page, server, "/", game="sparro", variant="standard")
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.dblclick('#picture .legal[data-move="0b1"]')
+    wait_ready(page)
+    page.wait_for_timeout(500)  # a second move would have arrived by now
+    assert page.eval_on_selector_all("#played li", "items => items.map(i => i.textContent)") == ["0b1"]
+    assert page.url.endswith("moves=0b1")
+    page.focus("#undo")
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.keyboard.press(" ")
+    wait_ready(page)
+    assert "moves=" not in page.url and page.input_value("#position") == "............/......../...."
+
+
+def test_a_link_and_a_typed_position_that_cannot_be_played(page: Any, server: str, web_db: Path) -> None:
+    """A link's third move illegal: the game stops before it and the error names it; a
+    link's unknown variant is an error, not the default; a refused typed position stays
+    in the box to be corrected."""
+    open_page(page, server, "/", game="sparro", variant="standard", moves="0a1,0b1,0a1,0c1")
+    assert page.inner_text("#error").startswith("move 3 of the link cannot be played, the game stops before it: ")
+    assert len(page.query_selector_all("#played li")) == 2 and page.url.endswith("moves=0a1%2C0b1")
+    page.goto(f"{server}/?game=sparro&variant=bogus")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error") == "the link's variant is not one the explorer knows: 'bogus'; choose one above"
+    open_page(page, server, "/", game="sparro")
+    page.fill("#position", "RRRR")
+    page.click("#set-position")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.input_value("#position") == "RRRR"
+
+
+@pytest.mark.parametrize("path", ["/", "/puzzles", "/fairness"])
+def test_pages_fit_a_phone(browser: Any, server: str, path: str) -> None:
+    context = browser.new_context(viewport={"width": 375, "height": 700})
+    try:
+        tab = context.new_page()
+        tab.goto(f"{server}{path}")
+        wait_ready(tab)
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 375
+    finally:
+        context.close()
 
 
 def test_a_search_out_of_budget_says_what_its_settled_moves_prove(page: Any, server: str) -> None:

@@ -23,6 +23,9 @@ MAX_RUNNING = 2
 KEEP_SECONDS = 600.0
 #: A search nobody has asked about for this long is abandoned (its page was closed) and killed.
 ABANDON_SECONDS = 30.0
+#: How often a watcher thread looks for abandoned searches while any runs (without it they
+#: were found only at the next request, and kept both cores busy until then).
+REAP_SECONDS = 5.0
 #: The child's program: one search, its answer as one JSON line on stdout.
 WORKER = "from tablebase.web.jobs import run_one; run_one()"
 
@@ -59,6 +62,8 @@ class SearchJobs:
         self._jobs: dict[str, Job] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._watcher: threading.Thread | None = None
 
     def start(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -74,7 +79,19 @@ class SearchJobs:
                                            stdin=given, stdout=output, stderr=subprocess.STDOUT, text=True)
             job_id = str(next(self._ids))
             self._jobs[job_id] = Job(process, output)
+            if self._watcher is None:  # (a watcher about to end has set it to None first, under the lock)
+                self._watcher = threading.Thread(target=self._watch, name="search-jobs-watcher", daemon=True)
+                self._watcher.start()
             return {"job": job_id, "status": "searching"}
+
+    def _watch(self) -> None:
+        """Kill abandoned searches every REAP_SECONDS while any runs (then end)."""
+        while not self._closed.wait(REAP_SECONDS):
+            with self._lock:
+                self._forget_old()
+                if not any(self._poll(job)["status"] == "searching" for job in self._jobs.values()):
+                    self._watcher = None
+                    return
 
     def status(self, job_id: str) -> dict[str, Any]:
         with self._lock:
@@ -90,6 +107,7 @@ class SearchJobs:
             return {"job": job_id, **job.state, "seconds": round(self._elapsed(job), 1)}
 
     def close(self) -> None:
+        self._closed.set()
         with self._lock:
             for job in self._jobs.values():
                 if job.process.poll() is None:

@@ -183,32 +183,61 @@ async function loadFromUrl() {
   const game = params.get("game") || "sparro";
   const rules = {};
   for (const name of ["variant", "board", "ruleset", "rules"]) if (params.get(name)) rules[name] = params.get(name);
+  // a game or a choice the page does not offer is an error, never silently the default
+  // (an unknown board would have opened hex4 and started a search)
+  const offered = { variant: GAMES.sparro.variants, board: GAMES.smallholder.boards, ruleset: GAMES.smallholder.rulesets };
+  const unknown = !(game in GAMES) ? ["game", game]
+    : Object.entries(rules).find(([name, value]) => name in offered && !offered[name].includes(value));
+  if (unknown) {
+    setControls(game in GAMES ? game : "sparro", {});
+    showError(`the link's ${unknown[0]} is not one the explorer knows: '${unknown[1]}'; choose one above`);
+    return;
+  }
   setControls(game, rules);
   const moves = (params.get("moves") || "").split(",").filter((m) => m);
   await startGame(game, rulesFromControls(), params.get("position") || "", moves, true);
 }
 
+/** Start a game (from ``position``, then the ``moves`` of a link); true if it started.
+ * A link's move that cannot be played stops the game before it, and the error names it. */
 async function startGame(game, rules, position, moves = [], replace = false) {
   stopSearch();
   showError("");
   explorer.loading++;
+  let started = false;
   try {
     const plies = [await loadPly(game, rules, position, undefined)];
-    for (const move of moves) plies.push(await loadPly(game, rules, plies[plies.length - 1].position, move));
+    let failed = null;
+    for (const [index, move] of moves.entries()) {
+      try {
+        plies.push(await loadPly(game, rules, plies[plies.length - 1].position, move));
+      } catch (error) {
+        failed = `move ${index + 1} of the link cannot be played, the game stops before it: ${error.message}`;
+        break;
+      }
+    }
     Object.assign(explorer, { game, rules, plies, cursor: plies.length - 1 });
     pushUrl(replace);
+    if (failed) showError(failed);
+    started = true;
   } catch (error) {
     showError(error.message);
   } finally {
     explorer.loading--;
   }
   await render();
+  return started;
 }
 
 async function play(move) {
+  // one move at a time: a second click (a double-click, a quick second cell) while a move
+  // or a game loads is ignored, so that the game never holds a move twice
+  if (explorer.loading) return;
   const here = explorer.plies[explorer.cursor];
+  explorer.loading++;
   try {
     const next = await loadPly(explorer.game, explorer.rules, here.position, move.name);
+    if (explorer.plies[explorer.cursor] !== here) return;  // the user went elsewhere meanwhile
     explorer.plies = explorer.plies.slice(0, explorer.cursor + 1);
     explorer.plies.push(next);
     explorer.cursor++;
@@ -216,6 +245,8 @@ async function play(move) {
     pushUrl();
   } catch (error) {
     showError(error.message);
+  } finally {
+    explorer.loading--;
   }
   await render();
 }
@@ -369,7 +400,13 @@ async function render() {
   if (explorer.plies[explorer.cursor] !== ply) return;  // the user moved on meanwhile
   drawBoard($("picture"), picture.ok ? picture.data : "", ply.moves, play);
   $("picture").dataset.position = ply.position;
-  if (!ply.probe && ply.missing && ply.moves.length) startSearch(ply); else if (ply.probe) stopSearch();
+  if (!ply.probe && ply.missing && ply.moves.length) {
+    startSearch(ply);
+  } else {
+    if (explorer.searchJob && explorer.searchJob.ply !== ply) stopSearch();
+    // the search line is the shown ply's own (its last search's answer), or none
+    if (ply.searchText) showSearch(ply.searchText, false); else $("search").hidden = true;
+  }
   document.body.dataset.ready = "true";
 }
 
@@ -400,11 +437,13 @@ async function startSearch(ply) {
       const bound = state.answer.at_least;
       const within = !bound ? "" : bound.value === "win" ? `; a win in at most ${bound.remoteness}` :
         bound.value === "draw" ? "; at least a draw" : "";
-      showSearch(state.answer.value === "unknown" ? `search: unknown (the search ran out of its budget; it settled ${settled} of the ${state.answer.moves.length} moves${within})` :
-        `search: ${valueText(state.answer.value, state.answer.remoteness)} (exact, ${state.seconds} s)`, false);
+      ply.searchText = state.answer.value === "unknown" ? `search: unknown (the search ran out of its budget; it settled ${settled} of the ${state.answer.moves.length} moves${within})` :
+        `search: ${valueText(state.answer.value, state.answer.remoteness)} (exact, ${state.seconds} s)`;
+      showSearch(ply.searchText, false);
       if (explorer.plies[explorer.cursor] === ply) render();
     } else {
-      showSearch(`search ${state.status}: ${state.error || "unknown"}`, false);
+      ply.searchText = `search ${state.status}: ${state.error || "unknown"}`;
+      showSearch(ply.searchText, false);
     }
   };
   job.timer = setTimeout(poll, 300);
@@ -416,7 +455,8 @@ function stopSearch() {
   explorer.searchJob = null;
   clearTimeout(job.timer);
   api(`/api/search/${job.id}`, {}, "DELETE");
-  showSearch("search stopped: unknown", false);
+  job.ply.searchText = "search stopped: unknown (come back to this position to search again)";
+  showSearch(job.ply.searchText, false);
 }
 
 function showSearch(text, running) {
@@ -433,9 +473,11 @@ async function initExplorer() {
   const restart = () => { showRulesControls($("game").value); startGame($("game").value, rulesFromControls(), ""); };
   for (const id of ["game", "variant", "board", "ruleset"]) $(id).addEventListener("change", restart);
   $("rules").addEventListener("change", restart);
-  $("position-form").addEventListener("submit", (event) => {
+  $("position-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    startGame($("game").value, rulesFromControls(), $("position").value.trim());
+    const typed = $("position").value.trim();
+    // a position refused keeps what was typed, to be corrected (the error says what is wrong)
+    if (!(await startGame($("game").value, rulesFromControls(), typed))) $("position").value = typed;
   });
   $("start-position").addEventListener("click", () => startGame($("game").value, rulesFromControls(), ""));
   $("undo").addEventListener("click", undo);
@@ -443,12 +485,18 @@ async function initExplorer() {
   $("best").addEventListener("click", playBest);
   $("search-stop").addEventListener("click", stopSearch);
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "INPUT") return;
+    // a key on a control (a button, a menu, a text box) is the control's: Space presses
+    // a focused button, arrows change a menu; only elsewhere do they play and move
+    if (["INPUT", "SELECT", "TEXTAREA", "BUTTON"].includes(event.target.tagName)) return;
     if (event.key === "ArrowLeft") undo();
     else if (event.key === "ArrowRight") redo();
     else if (event.key === " ") { event.preventDefault(); playBest(); }
   });
   window.addEventListener("popstate", loadFromUrl);
+  // a closed or left page stops its search (the server would only notice after a while)
+  window.addEventListener("pagehide", () => {
+    if (explorer.searchJob) fetch(`/api/search/${explorer.searchJob.id}`, { method: "DELETE", keepalive: true });
+  });
   await loadFromUrl();
 }
 
@@ -466,7 +514,7 @@ function markSolved(id) {
   localStorage.setItem(SOLVED_KEY, JSON.stringify([...ids]));
 }
 
-const trainer = { puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false };
+const trainer = { puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false, busy: false };
 
 function feedback(text, kind = "") {
   $("feedback").textContent = text;
@@ -528,6 +576,18 @@ async function showPuzzlePosition(position, pliesLeft) {
 }
 
 async function puzzleMove(move) {
+  // one move at a time: a click while the last one is judged would be judged against the
+  // position it was made in, not the one shown by then
+  if (trainer.busy) return;
+  trainer.busy = true;
+  try {
+    await judgePuzzleMove(move);
+  } finally {
+    trainer.busy = false;
+  }
+}
+
+async function judgePuzzleMove(move) {
   if ($("retry").hidden === false) return;  // read the refutation, then retry
   const { puzzle } = trainer;
   const expected = puzzle.tree[trainer.position];

@@ -374,6 +374,32 @@ def test_check_re_solves_leaves_too_big_for_the_reference_engine(limping2_proof)
 
 
 @pytest.mark.slow
+def test_a_length_only_claimed_is_reported_so(limping2_proof):
+    """With --leaf-check reference a big leaf's value is re-proved, not its remoteness: the
+    report says the length is the proof's claim (a proof shortened throughout passed, and
+    its length read as checked); a leaf claiming a finished game is the rules' to judge."""
+    checked = check_proof(limping2_proof, check_budget=50)
+    assert checked.remoteness_checked and checked.as_json()["remoteness_checked"] is True
+    assert f"in at most {checked.depth} plies:" in checked.text()
+    claimed = check_proof(limping2_proof, check_budget=50, leaf_check="reference")
+    assert not claimed.remoteness_checked and claimed.as_json()["remoteness_checked"] is False
+    assert f"(in at most {claimed.depth} plies as the proof claims: the lengths of its" in claimed.text()
+    # a winner's move whose leaf (a loss in 8 for the side to move) claims a finished game
+    rows = limping2_proof
+
+    def fields(i: int) -> list[str]:  # (comment and header lines have no five fields)
+        found = rows[i].split("\t")
+        return found if len(found) == 5 and found[1] in ("winner", "loser", "leaf") else ["", "", "", "", ""]
+
+    at = next(i for i in range(len(rows) - 1) if fields(i)[1] == "winner" and fields(i + 1)[1] == "leaf"
+              and fields(i + 1)[3] == "loss" and int(fields(i + 1)[4]) > 0)
+    position, _, move, _, _ = fields(at)
+    tampered = rows[:at] + [f"{position}\twinner\t{move}\twin\t1", f"{fields(at + 1)[0]}\tleaf\t\tloss\t0"] + rows[at + 2:]
+    with pytest.raises(ProofError, match="the leaf claims a finished game .* but the side to move has legal moves"):
+        check_proof(tampered, check_budget=1, leaf_check="reference")
+
+
+@pytest.mark.slow
 def test_check_progress_says_how_long_the_leaves_left_take_at_the_pace_so_far(limping2_proof, monkeypatch):
     class Clock:  # a minute passes at every reading: every leaf takes as many minutes
         now = 0.0

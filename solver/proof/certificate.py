@@ -320,9 +320,17 @@ class CheckReport:
             return (f"a valid proof that {self.root!r} is a draw under {self.rules} (each side has a strategy "
                     f"that does not lose): {self.rows:,} rows ({self.holder_rows:,} holder, "
                     f"{self.opponent_rows:,} opponent, " + leaves)
-        return (f"a valid proof that {COLOUR_NAMES[self.winner]} wins {self.root!r} under {self.rules} in at most "
-                f"{self.depth} plies: {self.rows:,} rows ({self.winner_rows:,} winner, {self.loser_rows:,} loser, "
-                + leaves)
+        length = (f"in at most {self.depth} plies" if self.remoteness_checked else
+                  f"(in at most {self.depth} plies as the proof claims: the lengths of its {self.reproved_leaves:,} "
+                  f"re-proved leaves are not re-checked, their values are)")
+        return (f"a valid proof that {COLOUR_NAMES[self.winner]} wins {self.root!r} under {self.rules} {length}: "
+                f"{self.rows:,} rows ({self.winner_rows:,} winner, {self.loser_rows:,} loser, " + leaves)
+
+    @property
+    def remoteness_checked(self) -> bool:
+        """Whether the claimed length is checked: every leaf's remoteness was re-solved (a
+        leaf whose value alone was re-proved, `--leaf-check reference`, leaves it a claim)."""
+        return self.reproved_leaves == 0
 
     def as_json(self) -> dict:
         return {"rules": self.rules, "board": self.board, "root": self.root, "winner": self.winner or None,
@@ -332,7 +340,8 @@ class CheckReport:
                 "resolved_leaves": self.resolved_leaves, "searched_leaves": self.searched_leaves,
                 "reproved_leaves": self.reproved_leaves, "journal_leaves": self.journal_leaves,
                 "image_leaves": self.image_leaves, "spec": self.spec, "root_move": self.root_move or None,
-                "remoteness": None if self.draw else self.depth, "seconds": round(self.seconds, 3), "ok": True}
+                "remoteness": None if self.draw else self.depth, "remoteness_checked": self.remoteness_checked,
+                "seconds": round(self.seconds, 3), "ok": True}
 
 
 #: (holder, rows): one section of a proof file; holder "" for a win's single strategy
@@ -794,6 +803,10 @@ class _LeafChecker:
                 raise ProofError(f"line {number}: the leaf is {_outcome_text(outcome)}, not "
                                  f"{_outcome_text(claimed)}: {row.position!r}")
         else:
+            # a finished game is the rules' to say, whatever else is re-checked
+            if claimed.remoteness == 0 and self.game.terminal_value(pos) is None:
+                raise ProofError(f"line {number}: the leaf claims a finished game ({_outcome_text(claimed)}) but "
+                                 f"the side to move has legal moves: {row.position!r}")
             # the value alone: the attacker's win proved (a win's leaf) or disproved (a draw's)
             from tablebase.solver.proof.driver import ProofSearch, SearchSettings  # it imports this package
 

@@ -226,8 +226,8 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
         runs.append({"board": game.board.name, "rules": game.rules.spec,
                      "named": game.rules.name if game.rules.name != game.rules.spec else None,
                      "root": run.root, "from_start": run.root_key == game.canonical_key(game.start()),
-                     "goal": run.goal, "status": "unfinished" if run.status == "running" and writer is None
-                     else run.status, "pid": writer if run.status == "running" else None,
+                     "goal": run.goal, "status": run_status(run, writer),
+                     "pid": writer if run.status == "running" else None,
                      "started": run.started, "updated": run.updated,
                      "settled": run.settled,
                      "jobs": run.jobs, "seconds": round(run.seconds, 1),
@@ -361,6 +361,12 @@ class _LeafRemoteness:
                 self.keep(key, pos, outcome, seconds)
 
 
+def run_status(run: Any, writer: str | None) -> str:
+    """A stored run's status as the user is told it: one marked ``running`` while no
+    process writes the file (``writer``, `TablebaseStore.writer`) was killed: "unfinished"."""
+    return "unfinished" if run.status == "running" and writer is None else run.status
+
+
 def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str | None = None,
                  progress: Progress | None = None, workers: int | None = None,
                  scheduler: str | None = None) -> Iterator[str]:
@@ -380,7 +386,9 @@ def export_proof(store: TablebaseStore, board: str, rules: Rules, root_text: str
     leaves = proofs.leaves("smallholder", game.rules_name)
     drawn = not proved and len(disproved) == 2  # a draw: each disproof is the other side's drawing strategy
     if not proved and not drawn:
-        what = ", ".join(f"{COLOUR_NAMES[run.goal]} wins? {run.status}" for run in runs) or "no weak solve stored"
+        writer = store.writer()
+        what = (", ".join(f"{COLOUR_NAMES[run.goal]} wins? {run_status(run, writer)}" for run in runs)
+                or "no weak solve stored")
         raise ServiceError(f"no proof of {game.format(root)!r} under {game.rules_name} in {str(store.path)!r} "
                            f"({what}); run 'tablebase solve smallholder --weak' first (a stored run goes on "
                            f"where it stopped)")

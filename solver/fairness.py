@@ -281,9 +281,10 @@ def first_player_claim(tables: SmallholderTables, board: str, ruleset: str) -> C
                             "cells": [game.move_name(c) for c in cells], "count": len(cells),
                             "value": outcome.name, "remoteness": outcome.remoteness})
     winning = sum(len(cells) for cells in classes.values() if by_cell[cells[0]].value == WIN)
+    winning_classes = sum(1 for cells in classes.values() if by_cell[cells[0]].value == WIN)
     verdict = first_player_verdict(answer.outcome)
-    summary = (f"with perfect play {_outcome_text(answer.outcome)}; {winning} of {len(by_cell)} first moves "
-               f"({len(first_moves)} up to symmetry) win for Black")
+    summary = (f"with perfect play {_outcome_text(answer.outcome)}; {winning} of {len(by_cell)} first moves win "
+               f"for Black ({winning_classes} of {len(first_moves)} up to symmetry)")
     evidence = {
         "board": board,
         "ruleset": game.rules.name,

@@ -192,6 +192,10 @@ def test_first_moves_cover_every_cell_once_by_symmetry_class(smallholder_tables,
         moves[0]["value"], moves[0]["remoteness"])
     winning = sum(m["count"] for m in moves if m["value"] == "win")
     assert claim.evidence["first_moves_winning_for_black"] == winning
+    # the summary counts the winning moves, then the winning classes of all the classes
+    classes = sum(1 for m in moves if m["value"] == "win")
+    assert claim.summary.endswith(f"; {winning} of {len(covered)} first moves win for Black "
+                                  f"({classes} of {len(moves)} up to symmetry)")
 
 
 @pytest.mark.slow

@@ -976,6 +976,8 @@ def test_proof_status_says_where_the_stored_runs_stand(tmp_path):
     killed = cli("proof", "status", "--db", db).stdout  # nobody holds the file's solve lock: it was killed
     assert killed.startswith("nibbler@limping2, Black wins from the empty board? unfinished "
                              "(last commit 2026-12-04 06:23 UTC): ")
+    refused = cli("proof", "export", "smallholder", "--board", "limping2", "--db", db, "-s")  # and the export says so
+    assert refused.exit_code == 1 and "black wins? unfinished" in refused.output and "running" not in refused.output
     with TablebaseStore(db) as writer, writer.solve_lock():  # as the run's own process holds it while it runs
         running = cli("proof", "status", "--db", db).stdout
         [live] = [json.loads(line) for line in cli("proof", "status", "--db", db, "--json").stdout.splitlines()]

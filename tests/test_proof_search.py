@@ -374,6 +374,16 @@ def test_check_re_solves_leaves_too_big_for_the_reference_engine(limping2_proof)
 
 
 @pytest.mark.slow
+def test_a_title_naming_other_rules_is_refused(limping2_proof):
+    """The title's rules (what a reader sees first) must be the rules the proof is checked
+    under: a title changed to stymie@limping2 passed, checked and reported as nibbler."""
+    assert limping2_proof[0] == "# tablebase proof: The Smallholder, nibbler@limping2"
+    with pytest.raises(ProofError, match="the title names other rules than the '# rules:' and '# board:' lines "
+                                         r"\(nibbler@limping2\): 'The Smallholder, stymie@limping2'"):
+        check_proof(["# tablebase proof: The Smallholder, stymie@limping2"] + limping2_proof[1:])
+
+
+@pytest.mark.slow
 def test_a_length_only_claimed_is_reported_so(limping2_proof):
     """With --leaf-check reference a big leaf's value is re-proved, not its remoteness: the
     report says the length is the proof's claim (a proof shortened throughout passed, and

@@ -420,6 +420,10 @@ def check_proof(lines: Iterable[str], check_budget: int = DEFAULT_CHECK_BUDGET,
         game = Smallholder(meta["board"], parse_rules(meta["rules"]))
     except (NotationError, KeyError, ValueError) as exc:
         raise ProofError(f"the proof's rules or board are not valid ({exc})") from None
+    title = meta.get("tablebase proof")
+    if title is not None and title.rpartition(", ")[2] != game.rules_name:
+        raise ProofError(f"the title names other rules than the '# rules:' and '# board:' lines "
+                         f"({game.rules_name}): {title!r}")
     claim = meta["claim"]
     winner = claim[-2] if claim.endswith(("(winner B)", "(winner W)")) else ""
     if not winner and claim != DRAW_CLAIM:

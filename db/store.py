@@ -401,6 +401,18 @@ class TablebaseStore:
         return [self._info(row) for row in rows]
 
     @_sql_errors
+    def table_records(self) -> list[tuple[str, str, TableInfo | StoreError]]:
+        """(game, rules, info) of every table, where the info of a table whose record is
+        damaged is the StoreError saying so (`tables` raises it): the others stay readable."""
+        found: list[tuple[str, str, TableInfo | StoreError]] = []
+        for row in self.db.execute(f"{self._TABLE_SELECT} ORDER BY game, rules").fetchall():
+            try:
+                found.append((row[1], row[2], self._info(row)))
+            except StoreError as exc:
+                found.append((str(row[1]), str(row[2]), exc))
+        return found
+
+    @_sql_errors
     def table(self, game: str, rules: str) -> TableInfo | None:
         row = self.db.execute(f"{self._TABLE_SELECT} WHERE game = ? AND rules = ?", [game, rules]).fetchone()
         if row is None:

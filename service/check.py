@@ -127,11 +127,18 @@ def check_database(store: TablebaseStore, sample: int, seed: int, search_budget:
     is at most the whole table)."""
     integrity = store.integrity_problems()
     try:
-        tables = store.tables()
+        records = store.table_records()
     except StoreError as exc:  # the list of tables itself is damaged: nothing more to check
         return DatabaseReport(str(store.path), seed, sample, integrity + [str(exc)], [])
-    reports = [check_table(store, info, sample, random.Random(f"{seed}/{info.game}/{info.rules}"), search_budget,
-                           progress) for info in tables]
+    reports = []
+    for game, rules, info in records:
+        if isinstance(info, StoreError):  # this table's record: the others are checked all the same
+            damaged = TableReport(game, rules)
+            damaged.fail(str(info).removesuffix("; run 'tablebase check'") + "; solve it again with --force")
+            reports.append(damaged)
+            continue
+        reports.append(check_table(store, info, sample, random.Random(f"{seed}/{info.game}/{info.rules}"),
+                                   search_budget, progress))
     from tablebase.service.search_results import check_results  # it builds on TableReport
     reports += check_results(store, sample, seed, progress=progress)
     return DatabaseReport(str(store.path), seed, sample, integrity, reports)

@@ -121,6 +121,8 @@ def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: Progre
 def _solve_locked(store: TablebaseStore, game: Smallholder, rules: Rules, progress: Progress | None,
                   force: bool) -> TableInfo:
     name = game.rules_name
+    if force:  # first: a table whose record is damaged is replaced too (reading it would fail)
+        store.delete_table(GAME, name)
     old = store.table(GAME, name)
     if old is not None and not force and old.status == "complete" and (
             old.rules_version, old.solver_version, old.payload_dtype) == (RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE):

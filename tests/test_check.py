@@ -126,6 +126,30 @@ def test_wrong_values_with_fresh_checksums_are_detected(db: Path) -> None:
     assert any("the search" in f for f in failures)
 
 
+def test_a_damaged_table_record_fails_that_table_alone_and_force_replaces_it(tmp_path: Path) -> None:
+    """One table's record damaged: check reported the whole file as failing SQLite's
+    integrity check and checked no table; solve --force could not replace it either."""
+    db = tmp_path / "two.sqlite"
+    for ruleset in ("nibbler", "stymie"):
+        assert CliRunner().invoke(main, ["solve", "smallholder", "--board", "limping2", "--ruleset", ruleset,
+                                         "--db", str(db), "-s"]).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE solved_tables SET seconds = seconds + 1 WHERE rules = 'nibbler@limping2'")
+    conn.close()
+    result = run("--db", str(db), "--sample", "5", "--json")
+    assert_clean_failure(result)
+    found = report(result)
+    assert found["integrity"] == "ok"
+    tables = {t["rules"]: t for t in found["tables"]}
+    assert tables["nibbler@limping2"]["failures"] == [
+        f"the record of table smallholder nibbler@limping2 in {str(db)!r} is damaged (it does not match its "
+        "checksum); solve it again with --force"]
+    assert tables["stymie@limping2"]["failures"] == [] and tables["stymie@limping2"]["sampled"] > 0
+    repaired = CliRunner().invoke(main, ["solve", "smallholder", "--board", "limping2", "--force", "--db", str(db), "-s"])
+    assert repaired.exit_code == 0, repaired.output
+    assert run("--db", str(db), "--sample", "5").exit_code == 0
+
+
 def test_another_version_is_reported(db: Path) -> None:
     with sqlite3.connect(db) as conn:  # a table as another version would have written it: a fitting checksum
         conn.execute("UPDATE solved_tables SET solver_version = 'tiered-0'")

@@ -58,13 +58,13 @@ def usable_table(store: TablebaseStore, description: GameDescription, game: Any)
     to run otherwise."""
     why = description.cannot_solve(game)
     if why:
-        raise ServiceError(f"{why}; use search instead (--search)")
+        raise ServiceError(f"{why}; a search answers it instead (probe --search, search=True in Python)")
     table = store.table(description.name, game.rules_name)
     where = repr(str(store.path))
     command = description.solve_command(game)
     if table is None or table.status != "complete":
         raise NotSolved(f"{description.name} {game.rules_name} is not solved in {where}; "
-                        f"run '{command}' or use --search")
+                        f"run '{command}', or search instead (probe --search, search=True in Python)")
     if not is_current(description, table):
         raise WrongVersion(f"the {description.name} {game.rules_name} table in {where} was made by another "
                            f"version; run '{command} --force'")

@@ -151,6 +151,12 @@ def command_started() -> float:
     return COMMAND_STARTED
 
 
+def search_since(position: str) -> float | None:
+    """Where a probe's --time counts from: one position's, the command's start (start-up
+    included); a batch's ('-'), each position's own search start (None)."""
+    return command_started() if position != "-" else None
+
+
 def process_started() -> float:
     """This process's start as a `time.perf_counter` instant (Linux: from /proc; elsewhere,
     or if that cannot be read: now)."""
@@ -211,6 +217,14 @@ db_option = click.option(
     "--db", "db_path", type=click.Path(dir_okay=False), default=DEFAULT_DB, envvar="TABLEBASE_DB",
     show_default=True, help="Tablebase file (also settable with the TABLEBASE_DB environment variable).")
 silent_option = click.option("-s", "--silent", is_flag=True, help="No progress output on stderr.")
+
+
+def search_time_option(default: float) -> Callable[[Callable], Callable]:
+    """A probe's --time: the search's wall-clock bound (`search_since` says from when)."""
+    return click.option("--time", "seconds", type=Seconds(), default=default, show_default=True,
+                        help="Wall-clock seconds the search may take ('unknown' after that; 0: no time bound, only "
+                             "--budget): for one position, counted from the command's start; for a batch ('-'), per "
+                             "position.")
 #: Seconds between two progress lines of a long run whose stderr is not a terminal.
 DEFAULT_LOG_EVERY = 30.0
 #: Where a command's --log-every waits in click's context for `long_run_progress`.

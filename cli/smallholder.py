@@ -11,9 +11,9 @@ from click.core import ParameterSource
 
 from tablebase.cli.app import (
     BUDGET_RANGE, EXACT_BUDGET_STEP, SEED_RANGE, Checked, Seconds, Whole,
-    answer_positions, cluster_options, command_started, cycle, db_option, end_status_line, json_option,
-    long_run_options, long_run_progress, moves, probe, probe_texts, progress_printer, pv_option, show, silent_option,
-    solve)
+    answer_positions, cluster_options, cycle, db_option, end_status_line, json_option, long_run_options,
+    long_run_progress, moves, probe, probe_texts, progress_printer, pv_option, search_since, search_time_option, show,
+    silent_option, solve)
 from tablebase.service.files import open_store, write_text
 from tablebase.render.text import moves_line, repetition_text
 from tablebase.service.tables import solve_json
@@ -272,10 +272,7 @@ Example:
               help="Answer by the exact search from the rules alone even where the tablebase holds the rules.")
 @click.option("--budget", type=BUDGET_RANGE, default=DESCRIPTION.search_budget, show_default=True,
               help=f"Positions the search may explore per probed position. {EXACT_BUDGET_STEP}")
-@click.option("--time", "seconds", type=Seconds(), default=DEFAULT_SEARCH_SECONDS, show_default=True,
-              help="Wall-clock seconds the search may take ('unknown' after that; 0: no time bound, only "
-                   "--budget): for one position, counted from the command's start; for a batch ('-'), per "
-                   "position.")
+@search_time_option(DEFAULT_SEARCH_SECONDS)
 @_unreachable_option
 @pv_option
 @silent_option
@@ -308,9 +305,8 @@ def probe_smallholder(position: str | None, board: str | None, ruleset: str | No
 
     options: dict[str, Any] = {"board": board, "ruleset": ruleset, "rules": spec,
                                "allow_unreachable": allow_unreachable, "pv": as_json or show_pv}
-    # one position: --time bounds the whole command, start-up included; a batch: each position
     search: dict[str, Any] = {"budget": budget, "seconds": seconds or None, "progress": progress_printer(silent),
-                              "fallback": True, "since": command_started() if text != "-" else None}
+                              "fallback": True, "since": search_since(text)}
     texts = probe_texts(show_pv, budget, seconds)
     if not Path(db_path).exists():
         answers = probe_answers(DESCRIPTION, None, search=use_search, **search, **options)

@@ -8,9 +8,7 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE,
-    Seconds,
     answer_positions,
-    command_started,
     db_option,
     json_option,
     long_run_options,
@@ -20,6 +18,8 @@ from tablebase.cli.app import (
     probe_texts,
     progress_printer,
     pv_option,
+    search_since,
+    search_time_option,
     show,
     silent_option,
     solve,
@@ -151,10 +151,7 @@ Example:
               help="Answer by search from the rules alone instead of the tablebase.")
 @click.option("--budget", type=BUDGET_RANGE, default=2_000_000, show_default=True,
               help="Node budget per position for --search (the position and all its moves together).")
-@click.option("--time", "seconds", type=Seconds(), default=DEFAULT_SEARCH_SECONDS, show_default=True,
-              help="Wall-clock seconds --search may take ('unknown' after that; 0: no time bound, only "
-                   "--budget): for one position, counted from the command's start; for a batch ('-'), per "
-                   "position.")
+@search_time_option(DEFAULT_SEARCH_SECONDS)
 @pv_option
 @unreachable_option
 @silent_option
@@ -179,10 +176,8 @@ def probe_sparro(position: str, variant: str, db_path: str, as_json: bool, use_s
     """
     texts = probe_texts(show_pv, budget, seconds if use_search else None)
     if use_search:
-        # one position: --time bounds the whole command, start-up included; a batch: each position
         answers = probe_answers(DESCRIPTION, None, search=True, budget=budget, seconds=seconds or None,
-                                progress=progress_printer(silent),
-                                since=command_started() if position != "-" else None, variant=variant,
+                                progress=progress_printer(silent), since=search_since(position), variant=variant,
                                 allow_unreachable=allow_unreachable, pv=as_json or show_pv)
         answer_positions(position, answers.one, as_json, texts, answers.many)
         return

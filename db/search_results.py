@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.db.store import StoreError, TablebaseStore, explain, record_checksum
+from tablebase.db.store import CHECK_ADVICE, StoreError, TablebaseStore, explain, record_checksum
 
 SEARCH_SCHEMA_VERSION = 1
 #: One stored result: the canonical (mover, waiter) pair, the value for the side to move
@@ -156,15 +156,14 @@ class SearchResultStore:
         found = self._set(row)
         if (found.game, found.rules) != (game, rules):
             raise StoreError(f"the record of the search results of {game} {rules} in {str(self.store.path)!r} "
-                             f"is damaged (the index leads to {found.game} {found.rules}); run 'tablebase check'")
+                             f"is damaged (the index leads to {found.game} {found.rules})", CHECK_ADVICE)
         return found
 
     def _set(self, row: tuple) -> SearchSet:
         *values, recorded = row
         if record_checksum("search_sets", values) != recorded:
             raise StoreError(f"the record of the search results of {values[1]} {values[2]} in "
-                             f"{str(self.store.path)!r} is damaged (it does not match its checksum); "
-                             f"run 'tablebase check'")
+                             f"{str(self.store.path)!r} is damaged (it does not match its checksum)", CHECK_ADVICE)
         return SearchSet(*values)
 
     def read(self, found: SearchSet, since: int = 0) -> StoredResults:

@@ -72,9 +72,26 @@ TABLE_COLUMNS = ("id", "game", "rules", "rules_version", "solver_version", "payl
 TIER_COLUMNS = ("table_id", "tier", "positions", "blocks", "seconds", "checksum")
 
 
+#: The advice of a `StoreError` that found the file damaged.
+CHECK_ADVICE = "run 'tablebase check'"
+
+
 class StoreError(ValueError):
     """The database cannot be used as asked (missing, not a tablebase, newer schema, corrupt,
-    read-only, disk full, locked by another solve...)."""
+    read-only, disk full, locked by another solve...).
+
+    ``problem`` says what is wrong and ``advice`` (None: none) what to do about it, kept
+    apart: ``str()`` joins them ("problem; advice"), the one line every interface shows,
+    while a report that is itself the advice's answer (`tablebase check`) shows the
+    problem with advice of its own."""
+
+    def __init__(self, problem: str, advice: str | None = None) -> None:
+        super().__init__(problem, advice)  # both in args: the error pickles whole
+        self.problem = problem
+        self.advice = advice
+
+    def __str__(self) -> str:
+        return self.problem if self.advice is None else f"{self.problem}; {self.advice}"
 
 
 @dataclass(frozen=True)
@@ -420,7 +437,7 @@ class TablebaseStore:
         info = self._info(row)
         if (info.game, info.rules) != (game, rules):  # a damaged index led to another row
             raise StoreError(f"the record of table {game} {rules} in {str(self.path)!r} is damaged (the index "
-                             f"leads to table {info.game} {info.rules}); run 'tablebase check'")
+                             f"leads to table {info.game} {info.rules})", CHECK_ADVICE)
         return info
 
     def _info(self, row: tuple) -> TableInfo:
@@ -429,12 +446,12 @@ class TablebaseStore:
          summary, _started, _finished) = values
         if record_checksum("solved_tables", values) != recorded:
             raise StoreError(f"the record of table {game} {rules} in {str(self.path)!r} is damaged (it does not "
-                             f"match its checksum); run 'tablebase check'")
+                             f"match its checksum)", CHECK_ADVICE)
         try:
             np.dtype(dtype)
             details = json.loads(summary) if summary else {}
         except (TypeError, ValueError) as exc:
-            raise StoreError(f"table {game} {rules} has a corrupt provenance row ({exc}); run 'tablebase check'") \
+            raise StoreError(f"table {game} {rules} has a corrupt provenance row ({exc})", CHECK_ADVICE) \
                 from None
         return TableInfo(id_, game, rules, rules_version, solver_version, dtype, status, positions or 0,
                          tiers or 0, seconds or 0.0, checksum, details if isinstance(details, dict) else {})
@@ -530,7 +547,7 @@ class TablebaseStore:
             *values, recorded = row
             if record_checksum("tiers", values) != recorded or values[0] != table_id:
                 raise StoreError(f"the record of tier {values[1]} of table {table_id} in {str(self.path)!r} is "
-                                 f"damaged (it does not match its checksum); run 'tablebase check'")
+                                 f"damaged (it does not match its checksum)", CHECK_ADVICE)
             infos.append(TierInfo(*values[1:]))
         return infos
 
@@ -544,7 +561,7 @@ class TablebaseStore:
                     len(rows) != table.tiers or sum(row.positions for row in rows) != table.positions
                     or table_checksum([row.checksum for row in rows]) != table.checksum):
                 raise StoreError(f"the tiers of table {table.game} {table.rules} in {str(self.path)!r} do not add "
-                                 f"up to its record (a tier row is missing or damaged); run 'tablebase check'")
+                                 f"up to its record (a tier row is missing or damaged)", CHECK_ADVICE)
             records = {row.tier: row for row in rows}
             self._tier_records[table.id] = records
         return records
@@ -598,21 +615,21 @@ class TablebaseStore:
         if not rows and tier not in records:
             return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=payload_dtype)
         if tier not in records:
-            raise StoreError(f"{where} has blocks but no record; run 'tablebase check'")
+            raise StoreError(f"{where} has blocks but no record", CHECK_ADVICE)
         recorded = records[tier]
         if [row[0] for row in rows] != list(range(recorded.blocks)):
             raise StoreError(f"{where} holds blocks {_ranges([row[0] for row in rows])}, but {recorded.blocks} "
-                             f"were written; run 'tablebase check'")
+                             f"were written", CHECK_ADVICE)
         decoded = [_decode_block(row[1:], payload_dtype, (table_id, tier, block), str(self.path))
                    for block, row in enumerate(rows)]
         keys = np.concatenate([k for k, _ in decoded]) if decoded else np.zeros(0, dtype=np.uint64)
         payload = np.concatenate([p for _, p in decoded]) if decoded else np.zeros(0, dtype=payload_dtype)
         if len(keys) != recorded.positions:
             raise StoreError(f"{where} holds {len(keys)} positions in {len(rows)} blocks, but {recorded.positions} "
-                             f"in {recorded.blocks} were written; run 'tablebase check'")
+                             f"in {recorded.blocks} were written", CHECK_ADVICE)
         if tier_checksum(keys, payload) != recorded.checksum:
             raise StoreError(f"{where} does not match its checksum: the stored data changed since it was "
-                             f"written; run 'tablebase check'")
+                             f"written", CHECK_ADVICE)
         return keys, payload
 
     # -- lookups -----------------------------------------------------------------
@@ -684,7 +701,7 @@ class TablebaseStore:
         if record is None:
             if rows:
                 raise StoreError(f"tier {tier} of table {table.game} {table.rules} in {str(self.path)!r} has "
-                                 f"blocks but no record; run 'tablebase check'")
+                                 f"blocks but no record", CHECK_ADVICE)
             index = np.zeros(0, dtype=np.uint64)
         else:
             numbers = [row[0] for row in rows]
@@ -696,8 +713,8 @@ class TablebaseStore:
             if numbers != list(range(record.blocks)) or not ordered:
                 raise StoreError(f"the block index of tier {tier} of table {table.game} {table.rules} in "
                                  f"{str(self.path)!r} is damaged (blocks {_ranges(numbers)} found, "
-                                 f"{record.blocks} written{'' if ordered else ', first keys out of order'}); "
-                                 f"run 'tablebase check'")
+                                 f"{record.blocks} written{'' if ordered else ', first keys out of order'})",
+                                 CHECK_ADVICE)
         self._block_index[(table.id, tier)] = index
         return index
 
@@ -721,11 +738,10 @@ class TablebaseStore:
                 "SELECT first_key, positions, keys, payload, checksum FROM blocks "
                 "WHERE table_id = ? AND tier = ? AND block = ?", [table.id, tier, block]).fetchone()
             if row is None:  # deleted under us (a --force solve), or a lost row
-                raise StoreError(f"{where} is missing; the table changed while reading or is damaged, "
-                                 f"run 'tablebase check'")
+                raise StoreError(f"{where} is missing; the table changed while reading or is damaged", CHECK_ADVICE)
             decoded = _decode_block(row, table.payload_dtype, (table.id, tier, block), str(self.path), where)
         except sqlite3.DatabaseError as exc:
-            error = StoreError(f"{where} cannot be read ({exc}): the file is damaged; run 'tablebase check'")
+            error = StoreError(f"{where} cannot be read ({exc}): the file is damaged", CHECK_ADVICE)
             self._damaged[cache_key] = error
             raise error from None
         except StoreError as exc:
@@ -870,7 +886,7 @@ def _decode_block(row: tuple, payload_dtype: str, place: tuple[int, int, int], p
         if not (isinstance(keys_blob, bytes) and isinstance(payload_blob, bytes)):
             raise ValueError("a blob column holds another type")
         if block_checksum(table_id, tier, block, first_key, positions, keys_blob, payload_blob) != checksum:
-            raise StoreError(f"{where} is damaged: it does not match its checksum; run 'tablebase check'")
+            raise StoreError(f"{where} is damaged: it does not match its checksum", CHECK_ADVICE)
         if not (isinstance(positions, int) and 0 < positions <= BLOCK_SIZE):
             raise ValueError(f"bad position count {positions!r}")
         deltas = np.frombuffer(zlib.decompress(keys_blob), dtype="<u8")
@@ -884,7 +900,7 @@ def _decode_block(row: tuple, payload_dtype: str, place: tuple[int, int, int], p
     except (zlib.error, ValueError, TypeError, OverflowError) as exc:
         if isinstance(exc, StoreError):
             raise
-        raise StoreError(f"{where} is damaged: it is corrupt ({exc}); run 'tablebase check'") from None
+        raise StoreError(f"{where} is damaged: it is corrupt ({exc})", CHECK_ADVICE) from None
     return keys, payload
 
 

@@ -21,6 +21,9 @@ Layers 1 and 2 know nothing about games, so they cover every table. Layer 3 asks
 game's description in the registry (`service.games.GAMES`); a table of a game without
 one is reported as "not checked: unknown game" (its checksums are still verified), not
 as a failure, so that a new game's tables can be stored before `check` learns about them.
+
+The report names each problem a `StoreError` found by its ``problem`` alone: the error's
+advice elsewhere ("run 'tablebase check'") is what this report answers.
 """
 
 from __future__ import annotations
@@ -129,12 +132,12 @@ def check_database(store: TablebaseStore, sample: int, seed: int, search_budget:
     try:
         records = store.table_records()
     except StoreError as exc:  # the list of tables itself is damaged: nothing more to check
-        return DatabaseReport(str(store.path), seed, sample, integrity + [str(exc)], [])
+        return DatabaseReport(str(store.path), seed, sample, integrity + [exc.problem], [])
     reports = []
     for game, rules, info in records:
         if isinstance(info, StoreError):  # this table's record: the others are checked all the same
             damaged = TableReport(game, rules)
-            damaged.fail(str(info).removesuffix("; run 'tablebase check'") + "; solve it again with --force")
+            damaged.fail(f"{info.problem}; solve it again with --force")
             reports.append(damaged)
             continue
         reports.append(check_table(store, info, sample, random.Random(f"{seed}/{info.game}/{info.rules}"),
@@ -167,7 +170,7 @@ def check_table(store: TablebaseStore, info: TableInfo, sample: int, rng: random
     try:
         _check_sample(game, checker, table_lookup(store, checker, info), keys, report, search_budget, progress)
     except StoreError as exc:  # a block that decodes in read_tier cannot fail here, but a changing file can
-        report.fail(str(exc))
+        report.fail(exc.problem)
     return report
 
 
@@ -178,7 +181,7 @@ def _check_stored_data(store: TablebaseStore, info: TableInfo, report: TableRepo
     try:
         rows = store.tier_rows(info.id)
     except StoreError as exc:
-        report.fail(str(exc))
+        report.fail(exc.problem)
         return []
     total = sum(row.positions for row in rows)
     chosen = sorted(rng.sample(range(total), min(sample, total)))
@@ -190,7 +193,7 @@ def _check_stored_data(store: TablebaseStore, info: TableInfo, report: TableRepo
         try:
             tier_keys, _ = store.read_tier(info.id, row.tier, info.payload_dtype)
         except StoreError as exc:
-            report.fail(str(exc))
+            report.fail(exc.problem)
             continue
         keys += [int(tier_keys[i - last]) for i in chosen if last <= i < first]
     if info.status != "complete":
@@ -236,7 +239,7 @@ def _check_sample(game: Any, checker: GameDescription, lookup: Lookup, keys: lis
             report.fail(f"{where!r} or one of its children is missing from the table")
             continue
         except StoreError as exc:
-            report.fail(f"{where!r}: {exc}")
+            report.fail(f"{where!r}: {exc.problem}")
             continue
         _check_children(game, pos, where, stored, answer, report)
         _check_symmetry(game, checker, pos, where, answer, lookup, report)

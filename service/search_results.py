@@ -216,7 +216,7 @@ def check_results(store: TablebaseStore, sample: int, seed: int, node_budget: in
         sets = results.sets()
     except StoreError as exc:
         failed = SearchResultsReport(GAME, "(search results)")
-        failed.fail(str(exc))
+        failed.fail(exc.problem)
         return [failed]
     return [_check_set(store, results, found, sample, random.Random(f"{seed}/search/{found.rules}"), node_budget,
                        progress) for found in sets]

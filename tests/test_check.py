@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tablebase.cli.main import main
-from tablebase.db.store import TABLE_COLUMNS, TablebaseStore, record_checksum
+from tablebase.db.store import TABLE_COLUMNS, StoreError, TablebaseStore, record_checksum
 
 TIER = 15  # the largest standard tier: about an eighth of the table, so a sample finds it
 
@@ -109,6 +109,23 @@ def test_changed_data_with_a_stale_checksum_is_detected(db: Path) -> None:
     result = run("--db", str(db), "--sample", "0")
     assert_clean_failure(result)
     assert f"tier {TIER} of table" in result.stdout and "does not match its checksum" in result.stdout
+
+
+def test_the_report_names_damage_without_telling_to_run_check(db: Path) -> None:
+    """A damaged block's error advises running 'tablebase check' wherever it is shown,
+    but not in check's own report, which names the problem alone."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE blocks SET checksum = 'x' WHERE tier = ? AND block = 1", (TIER,))
+    conn.close()
+    with TablebaseStore(db, readonly=True) as store, pytest.raises(StoreError) as raised:
+        table = store.table("sparro", "standard")
+        store.read_tier(table.id, TIER, table.payload_dtype)
+    assert str(raised.value) == f"{raised.value.problem}; run 'tablebase check'"
+    result = run("--db", str(db), "--sample", "0", "--json")
+    assert_clean_failure(result)
+    failures = report(result)["tables"][0]["failures"]
+    assert failures == [raised.value.problem]
+    assert "does not match its checksum" in failures[0] and "tablebase check" not in result.stdout
 
 
 @pytest.mark.slow

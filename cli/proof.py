@@ -126,17 +126,22 @@ def status(db_path: str, as_json: bool) -> None:
 @proof.command("copy", epilog="""\b
 Example:
     tablebase proof copy --db limping3-nibbler.sqlite proofs/limping3-nibbler.sqlite.gz
+    tablebase proof copy --db limping3-nibbler.sqlite proofs/limping3-nibbler.sqlite.gz --force  # refresh it
     gunzip -k proofs/limping3-nibbler.sqlite.gz   # a file the same run goes on from""")
 @click.argument("output", type=click.Path())
 @db_option
 @json_option
-def copy(output: str, db_path: str, as_json: bool) -> None:
+@click.option("--force", is_flag=True, help="Replace OUTPUT if it exists (a refreshed copy).")
+def copy(output: str, db_path: str, as_json: bool, force: bool) -> None:
     """Copy a tablebase file to OUTPUT, consistently even while a weak solve (or any
     solve) writes to it: the way to keep a run that outlasts the machine. A name ending
-    in .gz is compressed (gzip; the same file gives the same bytes). OUTPUT is replaced
-    whole or not at all. Prints where the copy's weak solves stand, as 'proof status'
-    does (with --json: {"output", "bytes", "runs": [as 'proof status --json']})."""
-    written, runs = copy_store(db_path, output, inspect=weak_solve_status)
+    in .gz is compressed (gzip; the same file gives the same bytes). An existing OUTPUT
+    is refused unless --force is given, and then replaced whole or not at all. The copy
+    is made in a hidden folder beside OUTPUT ('.OUTPUT.XXXXXXXX.tmp'), removed at the end;
+    one left by a copy that was killed is removed by the next copy to OUTPUT (never one a
+    copy still running is using). Prints where the copy's weak solves stand, as 'proof
+    status' does (with --json: {"output", "bytes", "runs": [as 'proof status --json']})."""
+    written, runs = copy_store(db_path, output, inspect=weak_solve_status, replace=force)
     assert runs is not None
     if as_json:
         click.echo(json.dumps({"output": output, "bytes": written, "runs": runs}))

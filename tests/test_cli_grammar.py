@@ -93,6 +93,53 @@ def test_an_output_file_is_replaced_whole_or_not_at_all(tmp_path: Path) -> None:
     assert packed.stat().st_mode & 0o777 == target.stat().st_mode & 0o777 == ordinary.stat().st_mode & 0o777
 
 
+#: A writer that stops inside `replacing` until its stdin closes or it is killed.
+HALF_WRITTEN = """
+import sys
+from tablebase.service.files import replacing
+with replacing(sys.argv[1]) as handle:
+    handle.write(b"half")
+    print("writing", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_killed_write_leaves_a_work_folder_the_next_write_removes(tmp_path: Path) -> None:
+    """A write killed midway leaves its hidden work folder; the next write to that name
+    removes it, and never the folder of a write still running (even an old one)."""
+    import os
+    import subprocess
+    import time
+
+    from tablebase.service.files import NEW_FOLDER_SECONDS, write_text
+
+    target = tmp_path / "copy.sqlite.gz"
+
+    def writer() -> tuple[subprocess.Popen, Path]:
+        before = set(tmp_path.iterdir())
+        process = subprocess.Popen([sys.executable, "-c", HALF_WRITTEN, str(target)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True)
+        assert process.stdout is not None and process.stdout.readline() == "writing\n"
+        [folder] = set(tmp_path.iterdir()) - before
+        assert folder.name.startswith(".copy.sqlite.gz.") and folder.name.endswith(".tmp")
+        aged = time.time() - 2 * NEW_FOLDER_SECONDS  # old enough to be taken for a killed write's
+        os.utime(folder, (aged, aged))
+        return process, folder
+
+    running, live = writer()
+    try:
+        killed, stale = writer()  # it leaves the running write's folder alone too
+        killed.kill()
+        killed.wait()
+        assert stale.is_dir() and live.is_dir()
+        write_text(target, "whole\n")
+        assert not stale.exists() and live.is_dir()  # the running write's folder stays
+    finally:
+        running.communicate("")
+    assert running.returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]
+
+
 def test_puzzle_json_names_the_moves(sparro_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "p.sqlite"
     db.write_bytes(sparro_db.read_bytes())

@@ -1100,7 +1100,12 @@ def test_proof_copy_keeps_a_run_file_whole_while_it_is_written(tmp_path):
             query = f"SELECT * FROM {table} ORDER BY 1, 2"
             assert a.execute(query).fetchall() == b.execute(query).fetchall(), table
     first = packed.read_bytes()
-    assert cli("proof", "copy", "--db", str(db), str(packed)).exit_code == 0  # a refresh replaces it
+    packed.write_bytes(b"an older copy")
+    refused = cli("proof", "copy", "--db", str(db), str(packed))  # an existing copy only with --force
+    assert refused.exit_code == 1 and refused.stderr == (f"Error: cannot write {str(packed)!r}: it exists; give "
+                                                         "--force to replace it\n")
+    assert packed.read_bytes() == b"an older copy"
+    assert cli("proof", "copy", "--db", str(db), str(packed), "--force").exit_code == 0  # a refresh replaces it
     assert packed.read_bytes() == first
     text = cli("proof", "copy", "--db", str(db), str(tmp_path / "copy2.sqlite")).stdout
     assert text.startswith(f"copied {db} to {tmp_path / 'copy2.sqlite'} (") and "nibbler@limping2" in text
@@ -1112,11 +1117,11 @@ def test_proof_copy_keeps_a_run_file_whole_while_it_is_written(tmp_path):
                           ([str(db), str(db)], "onto itself"),
                           ([str(packed), str(tmp_path / "x.gz")], "gunzip -k"),
                           ([str(tmp_path / "missing.sqlite"), str(tmp_path / "x.gz")], "no tablebase")):
-        failed = cli("proof", "copy", "--db", args[0], args[1])
+        failed = cli("proof", "copy", "--db", args[0], args[1], "--force")
         assert failed.exit_code == 1 and message in failed.stderr, (args, failed.output)
         assert len(failed.stderr.strip().splitlines()) == 1 and "Traceback" not in failed.output
     assert packed.read_bytes() == before and not (tmp_path / "x.gz").exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".copy-")]  # no work files left
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no work files left
 
 
 def test_export_on_workers_through_the_command(tmp_path):

@@ -37,7 +37,7 @@ def puzzle_sheet(cards: list[PuzzleCard]) -> str:
              f"<style>{STYLE}</style></head><body>", "<h1>Puzzles</h1>"]
     for p in cards:
         parts.append(f"<div class='puzzle' id='puzzle-{p.id}'><h3>#{p.id}: {SIDE_NAMES[p.to_move]} to move, win "
-                     f"within {p.depth} plies (grade {p.grade})</h3>{_fitting(p.svg)}"
+                     f"within {p.depth} plies (grade {p.grade})</h3>{_fitting(_own_ids(p.svg, f'puzzle-{p.id}-'))}"
                      f"<p><code>{escape(p.position)}</code> ({escape(p.game)} {escape(p.rules)})</p></div>")
     parts.append("<section class='solutions'><h2>Solutions</h2><ul>")
     parts += [f"<li id='solution-{p.id}'>#{p.id}: {escape(' '.join(p.solution))}</li>" for p in cards]
@@ -51,3 +51,14 @@ def _fitting(svg: str) -> str:
     head, _, rest = svg.partition(">")
     head = re.sub(r' (width|height)="[^"]*"', "", head)
     return head + ">" + rest
+
+
+def _own_ids(svg: str, prefix: str) -> str:
+    """The picture with each id it defines, and each reference to one (``url(#id)``,
+    ``href="#id"``), given ``prefix``: the pictures of one page then share no id (each
+    draws its own gradients), and each still draws the same."""
+    ids = set(re.findall(r'\sid="([^"]+)"', svg))
+    if not ids:
+        return svg
+    names = "|".join(re.escape(name) for name in sorted(ids, key=len, reverse=True))
+    return re.sub(rf'(\sid="|url\(#|href="#)({names})(?=[")])', lambda m: f"{m[1]}{prefix}{m[2]}", svg)

@@ -368,3 +368,28 @@ if __name__ == "__main__":
     for file_name, picture in doc_pictures().items():
         (DOCS_IMG / file_name).write_text(picture, encoding="utf-8")
         print(DOCS_IMG / file_name)
+
+
+def test_a_puzzle_sheet_repeats_no_id_and_each_picture_draws_the_same() -> None:
+    """Every picture defines its gradients under the same ids; on one sheet each
+    picture's ids (and its references to them) are its own, the rest unchanged."""
+    import re
+
+    from tablebase.render.html import PuzzleCard, puzzle_sheet
+
+    sparro, smallholder = Sparro("standard"), Smallholder("limping2", "nibbler")
+    pictures = [sparro_svg(sparro, sparro.start()), sparro_svg(sparro, sparro.parse("RB........../......../....")),
+                smallholder_svg(smallholder, smallholder.start())]
+    cards = [PuzzleCard(n, "game", "rules", "position", "B", 3, 1, ["a1"], svg) for n, svg in enumerate(pictures, 1)]
+    sheet = puzzle_sheet(cards)
+    ids = re.findall(r'\sid="([^"]+)"', sheet)
+    assert len(ids) == len(set(ids)) and len(ids) > len(cards) * 2
+    drawn = re.findall(r"<svg .*?</svg>", sheet, flags=re.S)
+    assert len(drawn) == len(pictures)
+    for number, (picture, shown) in enumerate(zip(pictures, drawn), 1):
+        root = ET.fromstring(shown)
+        own = {element.attrib["id"] for element in root.iter() if "id" in element.attrib}
+        assert own and all(name.startswith(f"puzzle-{number}-") for name in own)
+        assert set(re.findall(r"url\(#([^)]+)\)", shown)) <= own  # every reference within its picture
+        original = re.sub(r' (width|height)="[^"]*"', "", picture.partition(">")[0], count=2)
+        assert shown.replace(f"puzzle-{number}-", "") == original + ">" + picture.partition(">")[2].rstrip("\n")

@@ -369,8 +369,14 @@ def test_check_re_solves_leaves_too_big_for_the_reference_engine(limping2_proof)
     report = check_proof(limping2_proof, check_budget=50)
     assert report.searched_leaves > 0 and report.reproved_leaves == 0
     assert report.leaves == report.terminal_leaves + report.resolved_leaves + report.searched_leaves + report.image_leaves
-    report = check_proof(limping2_proof, check_budget=50, leaf_check="reference")
+    heard: list[str] = []
+    report = check_proof(limping2_proof, check_budget=50, progress=heard.append, leaf_check="reference")
     assert report.reproved_leaves > 0 and report.searched_leaves == 0
+    # each re-proof is heard of as it goes, as each re-solve is with the search
+    reproving = [line for line in heard if line.startswith("re-proving leaf ")]
+    assert len(reproving) >= report.reproved_leaves
+    assert re.fullmatch(r"re-proving leaf [\d,]+ of [\d,]+ \(line \d+\): [\d,]+ positions settled, [\d,]+ nodes, "
+                        r"\d+ s", reproving[0]), reproving[0]
 
 
 @pytest.mark.slow

@@ -786,9 +786,12 @@ class _LeafChecker:
         progress = self.progress
         # from the claim (a start of MTD(f), the answer the same whatever it is)
         outcome = self.compiled_search.solve(pos, guess=_claimed(row), progress=None if progress is None else (
-            lambda nodes, depth, line: progress(f"re-solving leaf {done:,} of {len(self.leaf_checks):,} "
-                                                f"(line {number}): {nodes:,} positions")))
+            lambda nodes, depth, line: progress(f"re-solving {self._which(done, number)}: {nodes:,} positions")))
         self._conclude(leaf, outcome, searched=True)
+
+    def _which(self, done: int, number: int) -> str:
+        """A leaf as progress names it: its place among the leaves and its line."""
+        return f"leaf {done:,} of {len(self.leaf_checks):,} (line {number})"
 
     def _conclude(self, leaf: LeafCheck, outcome: Outcome | None, searched: bool) -> None:
         """Judge a leaf's re-solve (``outcome``, None: not settled, then its value is re-proved)."""
@@ -815,7 +818,10 @@ class _LeafChecker:
             from tablebase.solver.proof.driver import ProofSearch, SearchSettings  # it imports this package
 
             settings = SearchSettings(node_budget=self.check_budget, solver="reference", order="last")
-            result = ProofSearch(self.game, pos, attacker, InlineExecutor(), 1, settings).run()
+            progress, which = self.progress, self._which(self.checked + 1, number)  # leaves are re-proved in turn
+            result = ProofSearch(self.game, pos, attacker, InlineExecutor(), 1, settings, progress=None if (
+                progress is None) else lambda p: progress(
+                    f"re-proving {which}: {p.settled:,} positions settled, {p.nodes:,} nodes, {p.seconds:.0f} s")).run()
             if result.status in ("proved", "disproved") and journal is not None:
                 journal.record(row.position, question, "yes" if result.status == "proved" else "no")
             if result.status != ("proved" if wins else "disproved"):

@@ -212,11 +212,12 @@ class SmallholderDescription(GameDescription):
         return solve_into(store, game.board.name, game.rules, progress, force)
 
     def solve_seconds(self, game: Smallholder) -> float:
-        # BENCHMARKS.md ("Solving on the compiled rules", its current table): limping2
-        # under a second a ruleset (the first solve of a process also loads the compiled
-        # rules: a few seconds), hex3 13-19 s wall on a quiet machine (11 s for nibbler on
-        # 2026-12-07)
-        return 18.0 if game.board.size > 12 else 3.0
+        # Measured on the 2-core machine on 2026-12-07 (23:27-23:36 UTC, load under 1 at
+        # the start), 'tablebase solve smallholder --board B --ruleset R': a hex3 ruleset
+        # 16 s (nibbler) to 22 s (stymie) wall, the five in one process 115 s (18-24 s
+        # each, the last beside a test run); limping2's five 1.3 s wall with the start-up
+        # (0.5 s the first, loading the compiled rules, 0.02 s each after)
+        return 20.0 if game.board.size > 12 else 1.0
 
     def solve_command(self, game: Smallholder) -> str:
         choice = f"--ruleset {game.rules.name}" if game.rules.name in RULESETS else f"--rules {game.rules.spec}"

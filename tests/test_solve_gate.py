@@ -100,6 +100,18 @@ def test_the_estimates_are_the_descriptions_figures() -> None:
     assert _duration(30) == "about 30 s" and _duration(600) == "about 10 minutes"
 
 
+def test_the_smallholder_estimates_are_what_solves_took() -> None:
+    """A hex3 ruleset took 16-22 s wall and a limping2 one well under a second (measured
+    2026-12-07, service/smallholder.py); the estimates said 18 s and 3 s, and verify on
+    limping2 said 'about 15 s' for what takes one or two."""
+    from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
+
+    assert 16 <= SMALLHOLDER.solve_seconds(SMALLHOLDER.rules("stymie@hex3")) <= 22
+    assert SMALLHOLDER.solve_seconds(SMALLHOLDER.rules("nibbler@limping2")) <= 1
+    line = refusal("verify", "smallholder", "--board", "limping2", "--db", "/nonexistent/fresh.sqlite")
+    assert "would first solve 5 tables it needs into '/nonexistent/fresh.sqlite' (about 5 s)" in line
+
+
 def test_smallholder_commands_default_to_hex4_and_play_names_the_boards_it_can(tmp_path: Path) -> None:
     """Every Smallholder command defaults to hex4; play cannot serve its start (the
     search, its perfect player there, cannot settle it) and says so at once, asking for a

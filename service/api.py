@@ -261,12 +261,20 @@ class Tablebase:
         """The exact value of ``position`` (default: the start) and of each legal move,
         from the file's table, or with ``search=True`` by search from the rules alone
         (then "unknown" past the node ``budget`` or past ``seconds`` of wall-clock time;
-        None: no time bound).
+        None: no time bound). ``budget`` and ``seconds`` bound that search alone: without
+        ``search=True`` nothing is searched (rules no table holds are a ServiceError
+        saying so), and either one given is a ServiceError rather than a bound silently
+        unused (the command line's ``--budget`` and ``--time`` likewise bound only a search).
         Options as for `position`."""
         _flag("search", search)
         if budget is not None:
             _whole("budget", budget, 1)
         _seconds("seconds", seconds, positive=True)
+        if not search:
+            for name, bound in (("budget", budget), ("seconds", seconds)):
+                if bound is not None:
+                    raise ServiceError(f"{name} bounds a search, and without search=True the table answers: "
+                                       f"give search=True, or leave {name} out: {name}={bound!r}")
         description = _described(game, position, options)
         engine, pos = description.read(position, **options)
         # a search starts from the file's stored search results

@@ -73,6 +73,19 @@ def test_search_out_of_budget_is_unknown(sparro_standard_db: Path) -> None:
     assert p.at_least is None and p.to_dict()["at_least"] is None  # no move settled: nothing proved
 
 
+def test_search_bounds_without_a_search_are_refused(sparro_standard_db: Path) -> None:
+    """``budget`` and ``seconds`` bound a search alone: without search=True the table
+    answers, and a bound given there was silently unused."""
+    with tablebase.open(sparro_standard_db) as tb:
+        for bounds, named in (({"budget": 1000}, "budget=1000"), ({"seconds": 2.5}, "seconds=2.5"),
+                              ({"budget": 10, "seconds": 1.0}, "budget=10")):
+            with pytest.raises(ServiceError) as refused:
+                tb.probe("sparro", START, **bounds)
+            assert str(refused.value).endswith(f"without search=True the table answers: give search=True, or "
+                                               f"leave {named.split('=')[0]} out: {named}")
+        assert tb.probe("sparro", START).value == tb.probe("sparro", START, search=True, budget=10**7).value
+
+
 def test_a_smallholder_search_keeps_to_its_seconds(tmp_path: Path) -> None:
     """``seconds=`` bounds a Smallholder search's wall-clock time as --time does: the
     empty hex4 board, with no node budget to speak of (hours of work), answers "unknown"

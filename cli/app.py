@@ -97,6 +97,16 @@ class Checked(click.ParamType):
         return value
 
 
+class CheckedChoice(Checked, click.Choice):
+    """A choice among ``choices`` (listed in the help as click's choices are) that the
+    service checks as `Checked` does: a value refused is a usage error carrying the
+    service's own message, the line the web explorer and the Python API give for it."""
+
+    def __init__(self, choices: tuple[str, ...], check: Callable[[str], object]) -> None:
+        click.Choice.__init__(self, choices)
+        Checked.__init__(self, "choice", check)
+
+
 class OneLineUsageError(click.UsageError):
     """A usage error (a bad option, argument or combination of them; exit status 2) shown
     as one line on stderr like every other error, naming the help to read, instead of

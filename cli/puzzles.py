@@ -146,7 +146,7 @@ def _filters(function: Callable) -> Callable:
         click.option("--min-depth", type=DEPTH_RANGE, help="Only puzzles at least this deep."),
         click.option("--max-depth", type=DEPTH_RANGE, help="Only puzzles at most this deep."),
         click.option("--grade", type=Whole(1, 5), help="Only this difficulty grade (1-5)."),
-        click.option("--limit", type=Whole(1, 10**9), help="At most this many."),
+        click.option("--limit", type=Whole(*service.LIMIT_RANGE), help="At most this many."),
     ]):
         function = option(function)
     return function

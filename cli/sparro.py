@@ -8,6 +8,7 @@ import click
 
 from tablebase.cli.app import (
     BUDGET_RANGE,
+    CheckedChoice,
     answer_positions,
     db_option,
     json_option,
@@ -37,7 +38,8 @@ board is '{START_TEXT}'. In the extended variants the token holder may follow af
 space (R or B, default B). Cells are named level + column + row, e.g. 0a1 (base level,
 north-west corner), 1b3, 2b2; a move is given by its name or its index 0-23."""
 
-variant_option = click.option("--variant", type=click.Choice(DESCRIPTION.named_variants), default="standard", show_default=True,
+variant_option = click.option("--variant", type=CheckedChoice(DESCRIPTION.named_variants, DESCRIPTION.rules),
+                              default="standard", show_default=True,
                               help="Rule variant (standard-no-compensation: standard with a full board without a line a draw).")
 unreachable_option = click.option("--allow-unreachable", is_flag=True,
                                   help="Accept a legal position that no game reaches (for analysis).")

@@ -182,6 +182,22 @@ def unknown_json(game: Game[P], pos: P, source: str = "search", settled: Sequenc
     }
 
 
+def _knows_nothing(keys: Sequence[int]) -> list[Outcome | Exception | None]:
+    """The lookup of no table and no search: only the rules answer (a finished game)."""
+    return [None] * len(keys)
+
+
+def rules_json(game: Game[P], pos: P, why: str) -> dict:
+    """The probe answer of a position no table holds, from the rules alone (no table, no
+    search): the shape `probe --json` prints, with ``"source": "rules"``. A finished game's
+    value is the rules' (remoteness 0), and so is that of a position whose every move ends
+    the game; otherwise ``"value": "unknown"`` as in `unknown_json`, the moves that end the
+    game settled. One key more: ``"no_table"``, ``why`` no table answers (the one-line
+    message a table probe raised)."""
+    answers = ProbeAnswers(lambda _: (game, pos), lambda _: _knows_nothing, answer_unknown=True, source="rules")
+    return {**answers.one(game.format(pos)), "no_table": why}
+
+
 #: Default wall-clock bound of a search probe, in seconds (both games).
 DEFAULT_SEARCH_SECONDS = 30.0
 #: Plies a principal variation may run before it stops (a drawn line may never end).

@@ -16,6 +16,10 @@ from tablebase.service.tables import solved_lookup
 from tablebase.solver.probe import Lookup
 from tablebase.solver.puzzles import generate
 
+#: The limits a puzzle listing takes (`puzzles list --limit`, the explorer's ``limit``):
+#: at least one puzzle, at most a billion.
+LIMIT_RANGE = (1, 10**9)
+
 TSV_COLUMNS = ("id", "game", "rules", "position", "solution", "depth", "grade")
 
 

@@ -146,8 +146,8 @@ def test_puzzles_are_the_cli_json(client: Any, web_db: Path) -> None:
     assert sparro == [p for p in expected if p["game"] == "sparro"] and sparro
     one = client.get(f"/api/puzzles/{sparro[0]['id']}").json()
     assert one == cli_json("puzzles", "show", str(sparro[0]["id"]), "--json", "--db", str(web_db))
-    # numbers beyond SQLite's 64-bit integers mean what they say (they were a 500)
-    assert client.get("/api/puzzles", params={"limit": str(10 ** 30)}).json() == expected
+    # the command line's largest limit (numbers beyond SQLite's 64-bit integers were a 500)
+    assert client.get("/api/puzzles", params={"limit": str(10 ** 9)}).json() == expected
     # the CLI's filters, and no parameter it does not know (one was silently ignored)
     deep = cli("puzzles", "list", "--json", "--min-depth", "4", "--max-depth", "6", "--db", str(web_db))
     filtered = client.get("/api/puzzles", params={"min_depth": 4, "max_depth": 6}).json()
@@ -155,6 +155,16 @@ def test_puzzles_are_the_cli_json(client: Any, web_db: Path) -> None:
     unknown = client.get("/api/puzzles", params={"depth": 4})
     assert unknown.status_code == 400 and "unknown parameter" in unknown.json()["error"]
 
+
+
+@pytest.mark.parametrize("text", ["0", str(10 ** 9 + 1), str(10 ** 30)])
+def test_a_puzzle_limit_the_cli_refuses_is_a_400(client: Any, web_db: Path, text: str) -> None:
+    """The limits `puzzles list --limit` takes (1 to 10^9), no others: limit=0 listed nothing."""
+    answer = client.get("/api/puzzles", params={"limit": text})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": f"limit must be a whole number from 1 to 1000000000: {text!r}"}
+    line = cli_error("puzzles", "list", "--limit", text, "--db", str(web_db))
+    assert line.startswith(f"Invalid value for '--limit': {text} is not in the range 1<=x<=1000000000")
 
 
 def test_huge_puzzle_filters_mean_what_they_say(web_db: Path) -> None:
@@ -168,8 +178,8 @@ def test_huge_puzzle_filters_mean_what_they_say(web_db: Path) -> None:
 @pytest.mark.parametrize("params, cli_args", [
     ({"game": "sparro", "position": "RRRR/..."}, ["probe", "sparro", "RRRR/..."]),
     ({"game": "sparro", "position": "R" * 500}, ["probe", "sparro", "R" * 500]),
-    ({"game": "sparro", "position": "............/......../....", "variant": "extended"},
-     ["probe", "sparro", "............/......../....", "--variant", "extended"]),
+    # an unknown variant: the problem, the text and the choices, in the same words
+    ({"game": "sparro", "variant": "nope"}, ["probe", "sparro", "--variant", "nope"]),
     ({"game": "smallholder", "position": "../.../..../... X"}, ["probe", "smallholder", "../.../..../... X"]),
     ({"game": "smallholder", "board": "hex9"}, ["probe", "smallholder", "--board", "hex9"]),
     ({"game": "smallholder", "board": "limping2", "rules": "capture=sometimes"},
@@ -208,7 +218,6 @@ def test_an_illegal_move_after_names_it(client: Any, game: str, options: dict[st
     "/api/moves?game=smallholder&board=limping2&position=B./.../..../... B",
     "/api/svg?game=sparro&position=x", "/api/puzzles?grade=hard", "/api/puzzles/x", "/api/puzzles/999",
     "/api/puzzles?grade=9", "/api/puzzles?limit=-1", "/api/puzzles/99999999999999999999999",
-    "/api/probe?game=smallholder&board=hex4",
     # digits other than ASCII ones: str.isdigit takes them, int refuses "²" (it was a 500)
     # and reads "١" as 1 (a puzzle or a move the client did not write)
     "/api/puzzles/%C2%B2", "/api/puzzles/%E2%91%A0", "/api/puzzles/%D9%A1", "/api/puzzles?limit=%D9%A1",
@@ -253,11 +262,46 @@ def test_api_errors_of_routing_are_json(client: Any) -> None:
     assert page.status_code == 404 and page.headers["content-type"].startswith("text/plain")
 
 
-def test_missing_table_is_flagged_for_a_search(client: Any) -> None:
+def played_out(position: str, **options: str) -> tuple[list[str], str]:
+    """The first legal move at each ply from ``position`` to the end: the moves and the
+    finished position."""
+    with tablebase.open(Path(tempfile.mkdtemp()) / "none.sqlite", mode="w") as tb:
+        reached = tb.position("smallholder", position, **options)
+        line = []
+        while reached.legal_moves:
+            line.append(reached.legal_moves[0])
+            reached = reached.play(line[-1])
+    return line, reached.text
+
+
+def test_a_position_no_table_holds_is_answered_from_the_rules(client: Any, web_db: Path) -> None:
+    """No bad input, so no 400 (the page logged one for every such position): the probe's
+    keys, from the rules alone, and ``no_table`` saying why (the table probe's error)."""
     answer = client.get("/api/probe", params={"game": "smallholder", "position": HEX4_POSITION})
-    assert answer.status_code == 400 and answer.json()["missing_table"] is True
-    bad = client.get("/api/probe", params={"game": "sparro", "position": "x"})
-    assert bad.json()["missing_table"] is False
+    assert answer.status_code == 200
+    with tablebase.open(web_db) as tb, pytest.raises(USER_ERRORS) as why:
+        tb.probe("smallholder", HEX4_POSITION)
+    position = tablebase.open(web_db).position("smallholder", HEX4_POSITION)
+    assert answer.json() == {
+        "position": HEX4_POSITION, "to_move": "W", "rules": "nibbler@hex4", "source": "rules", "value": "unknown",
+        "remoteness": None, "pv": [], "at_least": None, "no_table": str(why.value),
+        "moves": [{"cell": cell, "name": name, "value": "unknown", "remoteness": None}
+                  for cell, name in sorted((position._engine.parse_move(n), n) for n in position.legal_moves)]}
+    # a variant the file lacks: the command line's error is the reason
+    start = "............/......../...."
+    extended = client.get("/api/probe", params={"game": "sparro", "variant": "extended", "position": start}).json()
+    assert extended["no_table"] == cli_error("probe", "sparro", start, "--variant", "extended", "--db", str(web_db))
+    assert extended["value"] == "unknown" and extended["source"] == "rules"
+    # a finished game's value is the rules' own: what the search answers
+    line, finished = played_out(HEX4_POSITION)
+    over = client.get("/api/probe", params={"game": "smallholder", "position": HEX4_POSITION, "after": " ".join(line)})
+    assert over.status_code == 200
+    searched = cli_json("probe", "smallholder", finished, "--search", "--json")
+    assert over.json() == {**searched, "source": "rules", "no_table": over.json()["no_table"]}
+    assert (searched["value"], searched["remoteness"]) == ("loss", 0)
+    # bad input is still a 400, with its one line and nothing else
+    bad = client.get("/api/probe", params={"game": "smallholder", "board": "hex4", "position": "x"})
+    assert bad.status_code == 400 and list(bad.json()) == ["error"] and "'x'" in bad.json()["error"]
 
 
 def poll_job(client: Any, job: str, timeout: float = 120.0) -> dict[str, Any]:
@@ -556,8 +600,12 @@ def test_value_history_marks_the_moves_that_changed_the_value(page: Any, server:
 
 
 def test_hex4_positions_are_searched_in_the_background(page: Any, server: str) -> None:
+    # a position no table holds is no error: the page logged a 400 for each
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text) if message.type == "error" else None)
     open_page(page, server, "/", game="smallholder", board="hex4", position=HEX4_POSITION)
     assert "No table holds this position" in page.inner_text("#status")
+    assert console == []
     page.wait_for_function("document.getElementById('search-status').textContent.startsWith('search:')",
                            timeout=120_000)
     expected = cli_json("probe", "smallholder", HEX4_POSITION, "--search", "--json")
@@ -578,6 +626,20 @@ def test_hex4_positions_are_searched_in_the_background(page: Any, server: str) -
     assert page.is_hidden("#search")
 
 
+def test_a_finished_game_without_a_table_has_its_value_on_the_chart(page: Any, server: str) -> None:
+    """The rules alone say who won a finished hex4 game (the side to move cannot move and
+    has lost): its point is that result, not grey."""
+    line, finished = played_out(HEX4_POSITION)
+    searched = cli_json("probe", "smallholder", finished, "--search", "--json")
+    open_page(page, server, "/", game="smallholder", board="hex4", position=HEX4_POSITION, moves=",".join(line))
+    assert page.input_value("#position") == finished
+    last = json.loads(page.get_attribute("#chart", "data-points"))[-1]
+    for_black = searched["value"] if searched["to_move"] == "B" else {"win": "loss", "loss": "win"}[searched["value"]]
+    assert (last["value"], last["remoteness"]) == (for_black, 0) and searched["value"] == "loss"
+    assert page.get_attribute(f'#chart .point[data-ply="{len(line)}"]', "class") == f"point {for_black}"
+    assert page.inner_text("#status") == f"Game over: {'White' if searched['to_move'] == 'W' else 'Black'} loses"
+
+
 def test_a_double_click_plays_one_move(page: Any, server: str) -> None:
     """A second click while a move loads was a second move: the game held 0b1 twice, its
     permalink broke. Space on a focused button presses the button, not "best move"."""
@@ -593,6 +655,54 @@ def test_a_double_click_plays_one_move(page: Any, server: str) -> None:
     page.keyboard.press(" ")
     wait_ready(page)
     assert "moves=" not in page.url and page.input_value("#position") == "............/......../...."
+
+
+def focused_cell(page: Any) -> list[str | None]:
+    """The focused element's move, role and accessible name (the cell's name)."""
+    return page.evaluate("(e => [e.dataset.move, e.getAttribute('role'), e.getAttribute('aria-label')])"
+                         "(document.activeElement)")
+
+
+def test_cells_are_played_from_the_keyboard(page: Any, server: str, web_db: Path) -> None:
+    """Tab reaches the board's cells, each a button named by its cell; Enter and Space play
+    the focused cell (Space there is the cell's, not "play the best move")."""
+    start = cli_json("probe", "sparro", "--json", "--db", str(web_db))
+    open_page(page, server, "/", game="sparro", variant="standard")
+    page.focus("#start-position")  # the last control before the board
+    page.keyboard.press("Tab")
+    name = focused_cell(page)[0]
+    assert name in {m["name"] for m in start["moves"]}
+    assert focused_cell(page) == [name, "button", name]
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.keyboard.press("Enter")
+    wait_ready(page)
+    assert page.url.endswith(f"moves={name}")
+    after = cli_json("probe", "sparro", page.input_value("#position"), "--json", "--db", str(web_db))
+    worst = after["moves"][-1]["name"]
+    assert worst != after["moves"][0]["name"]
+    page.focus(f'#picture .legal[data-move="{worst}"]')
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.keyboard.press(" ")
+    wait_ready(page)
+    page.wait_for_timeout(300)  # a second move ("best") would have arrived by now
+    assert page.eval_on_selector_all("#played li", "items => items.map(i => i.textContent)") == [name, worst]
+
+
+def test_custom_rules_are_not_shown_as_a_named_ruleset(page: Any, server: str, web_db: Path) -> None:
+    """With custom rules the menu is their base ruleset (keys they leave out keep its
+    values), never "the" ruleset, and the rules in effect are the service's reading."""
+    open_page(page, server, "/", game="smallholder", board="limping2", rules="capture=groupwise")
+    assert page.inner_text("#ruleset-label") == "Base ruleset" and page.input_value("#ruleset") == "nibbler"
+    with tablebase.open(web_db) as tb:
+        rules = tb.position("smallholder", board="limping2", ruleset="nibbler", rules="capture=groupwise").rules
+    assert rules.endswith("capture=groupwise@limping2")
+    assert page.inner_text("#rules-in-effect") == f"rules in effect: custom, {rules.removesuffix('@limping2')}"
+    assert page.get_by_role("combobox", name="Base ruleset").input_value() == "nibbler"
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.fill("#rules", "")
+    page.press("#rules", "Enter")
+    wait_ready(page)
+    assert page.inner_text("#ruleset-label") == "Ruleset" and page.is_hidden("#rules-in-effect")
 
 
 def test_a_link_and_a_typed_position_that_cannot_be_played(page: Any, server: str, web_db: Path) -> None:
@@ -669,7 +779,9 @@ def test_puzzle_trainer_fails_retries_hints_and_solves(page: Any, server: str, w
     answer = cli_json("probe", "sparro", puzzle["position"], "--json", "--db", str(web_db))
     wrong = next(m for m in answer["moves"] if m["cell"] != right)
 
-    page.click(f'#picture .legal[data-move="{wrong["name"]}"]')
+    page.focus(f'#picture .legal[data-move="{wrong["name"]}"]')  # played from the keyboard
+    assert focused_cell(page) == [wrong["name"], "button", wrong["name"]]
+    page.keyboard.press("Enter")
     page.wait_for_selector(".feedback.wrong")
     assert page.inner_text("#feedback").startswith(f"Wrong: {wrong['name']} is a {wrong['value']}")
     reply = client_probe(page, puzzle["position"], wrong["name"])
@@ -694,6 +806,25 @@ def test_puzzle_trainer_fails_retries_hints_and_solves(page: Any, server: str, w
     assert page.inner_text("#solved-count") == "1"
     assert json.loads(page.evaluate("localStorage.getItem('tablebase-solved-puzzles')")) == [puzzle["id"]]
     page.screenshot(path=str(DOCS_IMAGES / "puzzles.png"))
+
+
+def test_another_game_replaces_the_puzzle_shown(page: Any, server: str, web_db: Path) -> None:
+    """The puzzle shown is one of those listed: another game shows that game's first
+    puzzle (it kept the old one), and filters that list none clear the trainer."""
+    listed = [json.loads(line) for line in cli("puzzles", "list", "--json", "--db", str(web_db)).stdout.splitlines()]
+    first = {game: next(p for p in listed if p["game"] == game) for game in ("sparro", "smallholder")}
+    open_page(page, server, "/puzzles")
+    assert page.inner_text("#puzzle-title").startswith(f"Puzzle #{first['sparro']['id']} (sparro ")
+    page.select_option("#puzzle-game", "smallholder")
+    page.wait_for_function(f"document.getElementById('puzzle-title').textContent.startsWith("
+                           f"'Puzzle #{first['smallholder']['id']} (smallholder ')")
+    assert page.get_attribute("#picture", "data-position") == first["smallholder"]["position"]
+    assert page.get_attribute("#puzzle-list li.active", "data-id") == str(first["smallholder"]["id"])
+    grade = next(g for g in range(1, 6) if all(p["grade"] != g for p in listed if p["game"] == "smallholder"))
+    page.select_option("#puzzle-grade", str(grade))
+    page.wait_for_function("document.getElementById('puzzle-title').textContent === ''")
+    assert page.query_selector_all("#puzzle-list li") == [] and page.query_selector("#picture svg") is None
+    assert page.inner_text("#puzzle-task") == "" and page.get_attribute("#picture", "data-position") is None
 
 
 def test_fairness_is_the_verify_json_for_the_tables_held(client: Any, web_db: Path) -> None:

@@ -1,16 +1,18 @@
 """The web explorer's HTTP layer: pages, static assets and the JSON API.
 
 Routes only translate HTTP into calls of `Explorer` (see web/backend.py) and answers
-into responses. A user error (bad notation, an illegal move, a table the file does not
-hold) is HTTP 400 with the command line's one-line message as ``{"error": ...}``.
+into responses. A user error (bad notation, an illegal move, unknown rules) is HTTP 400
+with the command line's one-line message as ``{"error": ...}``; a position no table holds
+is no user error (its probe is answered from the rules, ``"no_table"`` saying why).
 
 API (all GET unless said otherwise; rules parameters: Sparro ``variant``, Smallholder
 ``board``, ``ruleset``, ``rules``; ``after`` plays moves, space or comma separated):
 
-* ``/api/probe?game=&position=&...`` the object `tablebase probe GAME POSITION --json` prints;
+* ``/api/probe?game=&position=&...`` the object `tablebase probe GAME POSITION --json` prints
+  (for a position no table holds, the same keys from the rules alone and ``"no_table"``);
 * ``/api/moves?game=&position=&...`` the object `tablebase moves GAME POSITION --json` prints;
 * ``/api/svg?game=&position=&...`` the SVG picture of the position;
-* ``/api/puzzles?game=&rules=&grade=`` the puzzles (`puzzles list --json`), ``/api/puzzles/ID``
+* ``/api/puzzles?game=&rules=&grade=&min_depth=&max_depth=&limit=`` the puzzles (`puzzles list --json`), ``/api/puzzles/ID``
   one puzzle with its solution tree;
 * ``/api/fairness`` the claims of `tablebase verify --json` whose tables the file holds,
   ``/api/games`` the rules choices;
@@ -36,8 +38,9 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from tablebase.service.progress import Progress
+from tablebase.service.puzzles import LIMIT_RANGE
 from tablebase.service.verify import Claim, proof_claims
-from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line, is_missing_table, is_whole_number
+from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line, is_whole_number
 from tablebase.web.jobs import SearchJobs
 
 STATIC = Path(__file__).parent / "static"
@@ -48,7 +51,7 @@ PAGES = {"/": "index.html", "/puzzles": "puzzles.html", "/fairness": "fairness.h
 
 
 def _error(exc: Exception, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": error_line(exc), "missing_table": is_missing_table(exc)}, status_code=status)
+    return JSONResponse({"error": error_line(exc)}, status_code=status)
 
 
 def _only_known_parameters(request: Request, known: tuple[str, ...]) -> None:
@@ -72,14 +75,16 @@ def _position_request(request: Request) -> dict[str, Any]:
     return {"game": params["game"], **{name: params[name] for name in POSITION_PARAMETERS if name in params}}
 
 
-def _int_parameter(request: Request, name: str) -> int | None:
+def _int_parameter(request: Request, name: str, span: tuple[int, int] | None = None) -> int | None:
     """The whole number of parameter ``name`` (None when it is not given), written in ASCII
-    digits: ``int`` would also take "+1", " 1", "1_0" or "١"."""
+    digits: ``int`` would also take "+1", " 1", "1_0" or "١"; with ``span``, from its
+    first to its last number (the command line's range for the option)."""
     text = request.query_params.get(name)
     if text is None:
         return None
-    if not is_whole_number(text):
-        raise BadRequest(f"{name} must be a whole number: {text!r}")
+    if not is_whole_number(text) or (span is not None and not span[0] <= int(text) <= span[1]):
+        within = f" from {span[0]} to {span[1]}" if span is not None else ""
+        raise BadRequest(f"{name} must be a whole number{within}: {text!r}")
     return int(text)
 
 
@@ -141,7 +146,7 @@ def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette
         params = request.query_params
         _only_known_parameters(request, PUZZLE_FILTERS)
         return explorer.puzzles(params.get("game"), params.get("rules"),
-                                _int_parameter(request, "grade"), _int_parameter(request, "limit"),
+                                _int_parameter(request, "grade"), _int_parameter(request, "limit", LIMIT_RANGE),
                                 _int_parameter(request, "min_depth"), _int_parameter(request, "max_depth"))
 
     def puzzle(request: Request) -> Any:
@@ -196,7 +201,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     """A 404 or 405: JSON under /api/ (every API answer is JSON), plain text elsewhere."""
     assert isinstance(exc, HTTPException)
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}", "missing_table": False},
+        return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}"},
                             status_code=exc.status_code, headers=exc.headers)
     return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
 

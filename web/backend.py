@@ -18,6 +18,7 @@ from tablebase.service import puzzles as puzzle_service
 from tablebase.service.errors import USER_ERRORS as SERVICE_ERRORS
 from tablebase.service.errors import IllegalMoveError, NotInTable, NotSolved
 from tablebase.service.games import describe
+from tablebase.service.probing import rules_json
 from tablebase.service.puzzles import puzzle_json
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER
 from tablebase.service.sparro import DESCRIPTION as SPARRO
@@ -40,7 +41,8 @@ def error_line(exc: Exception) -> str:
 
 
 def is_missing_table(exc: Exception) -> bool:
-    """Whether the error says that no table holds the position (a search may answer it)."""
+    """Whether the error says that no table holds the position (a search may answer it):
+    no bad input, so a probe answers it from the rules (`Explorer.probe`)."""
     return isinstance(exc, (NotInTable, NotSolved)) or "too big to have tables" in str(exc)
 
 
@@ -108,10 +110,18 @@ class Explorer:
     def probe(self, game: str, position: str | None = None, *, after: str | None = None, search: bool = False,
               **options: Any) -> dict[str, Any]:
         """What `tablebase probe GAME POSITION --json` prints (of the position reached
-        after the ``after`` moves); with ``search`` the answer comes from the rules alone."""
+        after the ``after`` moves); with ``search`` the answer comes from the rules alone.
+        A position no table holds is no bad input: without ``search`` it is answered from
+        the rules alone (`rules_json`: a finished game's value, else "unknown"), its
+        ``"no_table"`` saying why, the error a table probe raised."""
         if moves_of(after):
             position = self._reached(game, position, after, options).text
-        return self._tablebase().probe(game, position, search=search, **options).to_dict()
+        try:
+            return self._tablebase().probe(game, position, search=search, **options).to_dict()
+        except USER_ERRORS as exc:
+            if search or not is_missing_table(exc):
+                raise
+            return rules_json(*describe(game).read(position, **options), error_line(exc))
 
     def moves(self, game: str, position: str | None = None, *, after: str | None = None,
               **options: Any) -> dict[str, Any]:

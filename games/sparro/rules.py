@@ -109,7 +109,7 @@ class Sparro:
 
     def __init__(self, variant: str = "standard") -> None:
         if variant not in NAMED_VARIANTS:
-            raise NotationError(f"unknown sparro variant, expected one of {', '.join(NAMED_VARIANTS)}: {variant!r}")
+            raise NotationError(f"unknown sparro variant (known: {', '.join(NAMED_VARIANTS)}): {variant!r}")
         self.variant = variant
         self.rules_name = variant
         self.extended = variant.startswith("extended")

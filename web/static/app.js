@@ -77,7 +77,9 @@ function centreOf(shape) {
 }
 
 /**
- * Draw the SVG picture into ``container`` and make the legal cells clickable.
+ * Draw the SVG picture into ``container`` and make the legal cells clickable, and playable
+ * from the keyboard: each is a button in the tab order, named by the cell's name, that
+ * Enter or Space plays.
  * ``moves``: [{cell, name, value, remoteness}] (value null: no colours); ``onPlay(move)``.
  */
 function drawBoard(container, svgText, moves, onPlay) {
@@ -107,8 +109,22 @@ function drawBoard(container, svgText, moves, onPlay) {
     for (const label of svg.querySelectorAll("text.label")) {
       if (label.textContent === move.name) label.classList.add("on-legal");
     }
+    shape.setAttribute("tabindex", "0");
+    shape.setAttribute("role", "button");
+    shape.setAttribute("aria-label", move.name);
     shape.addEventListener("click", () => onPlay(move));
+    shape.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();  // Space would scroll the page
+      onPlay(move);
+    });
   }
+}
+
+/** Whether a key pressed on ``target`` is a control's own (a button, a menu, a text box,
+ * a board cell): the page's shortcuts leave such keys alone. */
+function isControl(target) {
+  return Boolean(target.closest && target.closest("input, select, textarea, button, [role=button]"));
 }
 
 // -- the explorer ----------------------------------------------------------------------------
@@ -146,21 +162,16 @@ function setControls(game, rules) {
   }
 }
 
-/** One ply: the position reached from ``position`` by ``after`` (if any), with its values. */
+/** One ply: the position reached from ``position`` by ``after`` (if any), with its values.
+ * A position no table holds (``no_table`` says why) is answered from the rules alone: a
+ * finished game's value, else "unknown" (``probe`` null: a search is started for it). */
 async function loadPly(game, rules, position, after) {
-  const request = { game, ...rules, position, after };
-  const probed = await api("/api/probe", request);
-  if (probed.ok) {
-    const p = probed.data;
-    return { position: p.position, probe: p, moves: p.moves, result: p.moves.length ? null : p, move: after };
-  }
-  if (!probed.data.missing_table) throw new Error(probed.data.error);
-  const listed = await api("/api/moves", request);
-  if (!listed.ok) throw new Error(listed.data.error);
-  const m = listed.data;
+  const probed = await api("/api/probe", { game, ...rules, position, after });
+  if (!probed.ok) throw new Error(probed.data.error);
+  const p = probed.data;
   return {
-    position: m.position, probe: null, missing: probed.data.error, result: m.result, move: after,
-    moves: m.moves.map((x) => ({ cell: x.cell, name: x.name, value: "unknown", remoteness: null })),
+    position: p.position, rules: p.rules, probe: p.value === "unknown" ? null : p, missing: p.no_table || null,
+    moves: p.moves, move: after,
   };
 }
 
@@ -266,16 +277,13 @@ function playBest() {
 
 function statusText(ply) {
   if (!ply) return "";
-  if (!ply.moves.length) {
-    if (ply.probe) {
-      const { value, to_move: mover } = ply.probe;
-      return value === "draw" ? "Game over: a draw" : `Game over: ${SIDE_NAMES[mover]} ${value === "win" ? "wins" : "loses"}`;
-    }
-    return ply.result && ply.result.winner ? `Game over: ${SIDE_NAMES[ply.result.winner]} wins` : "Game over";
+  if (!ply.moves.length && ply.probe) {  // a finished game's value is the rules' (no table needed)
+    const { value, to_move: mover } = ply.probe;
+    return value === "draw" ? "Game over: a draw" : `Game over: ${SIDE_NAMES[mover]} ${value === "win" ? "wins" : "loses"}`;
   }
   if (ply.probe) {
-    return `${SIDE_NAMES[ply.probe.to_move]} to move: ${valueText(ply.probe.value, ply.probe.remoteness)}` +
-      (ply.probe.source === "search" ? " (by search)" : "");
+    const by = { search: " (by search)", rules: " (by the rules: every move ends the game)" }[ply.probe.source] || "";
+    return `${SIDE_NAMES[ply.probe.to_move]} to move: ${valueText(ply.probe.value, ply.probe.remoteness)}${by}`;
   }
   return `No table holds this position (${ply.missing})`;
 }
@@ -359,9 +367,20 @@ function drawChart(points) {
   window.tablebaseHistory = points;
 }
 
+/** Custom rules extend the ruleset chosen (the keys they leave out keep its values): the
+ * menu is then named as their base, and the rules in effect, as the service read them, are
+ * shown beside it; the page never claims a named ruleset it is not using. */
+function showRulesInEffect(ply) {
+  const custom = explorer.game === "smallholder" && Boolean(explorer.rules.rules);
+  $("ruleset-label").textContent = custom ? "Base ruleset" : "Ruleset";
+  $("rules-in-effect").hidden = !custom;
+  $("rules-in-effect").textContent = custom ? `rules in effect: custom, ${ply.rules.replace(/@[^@]*$/, "")}` : "";
+}
+
 async function render() {
   const ply = explorer.plies[explorer.cursor];
   if (!ply) return;
+  showRulesInEffect(ply);
   $("position").value = ply.position;
   $("status").textContent = statusText(ply);
   $("undo").disabled = explorer.cursor === 0;
@@ -485,9 +504,10 @@ async function initExplorer() {
   $("best").addEventListener("click", playBest);
   $("search-stop").addEventListener("click", stopSearch);
   document.addEventListener("keydown", (event) => {
-    // a key on a control (a button, a menu, a text box) is the control's: Space presses
-    // a focused button, arrows change a menu; only elsewhere do they play and move
-    if (["INPUT", "SELECT", "TEXTAREA", "BUTTON"].includes(event.target.tagName)) return;
+    // a key on a control (a button, a menu, a text box, a cell) is the control's: Space
+    // presses a focused button or plays a focused cell, arrows change a menu; only
+    // elsewhere do they play and move
+    if (isControl(event.target)) return;
     if (event.key === "ArrowLeft") undo();
     else if (event.key === "ArrowRight") redo();
     else if (event.key === " ") { event.preventDefault(); playBest(); }
@@ -514,16 +534,21 @@ function markSolved(id) {
   localStorage.setItem(SOLVED_KEY, JSON.stringify([...ids]));
 }
 
-const trainer = { puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false, busy: false };
+const trainer = { puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false, busy: false, listing: 0 };
 
 function feedback(text, kind = "") {
   $("feedback").textContent = text;
   $("feedback").className = `feedback ${kind}`;
 }
 
+/** List the puzzles the filters choose. The puzzle shown is always one of them: one the
+ * filters leave out (another game, say) is replaced by the first listed, or cleared when
+ * none is. */
 async function listPuzzles() {
   const game = $("puzzle-game").value;
+  const asked = ++trainer.listing;
   const found = await api("/api/puzzles", { game, rules: $("puzzle-rules").value, grade: $("puzzle-grade").value });
+  if (asked !== trainer.listing) return;  // the filters changed meanwhile: a later list is coming
   const list = $("puzzle-list");
   list.innerHTML = "";
   if (!found.ok) { showError(found.data.error); return; }
@@ -538,6 +563,20 @@ async function listPuzzles() {
   }
   $("puzzle-count").textContent = found.data.length ? "" : "No puzzles match; run 'tablebase puzzles generate'.";
   $("solved-count").textContent = solved.size;
+  if (!trainer.puzzle || !found.data.some((p) => p.id === trainer.puzzle.id)) {
+    if (found.data.length) await openPuzzle(found.data[0].id); else clearPuzzle();
+  }
+}
+
+/** No puzzle shown: an empty board, no title, task or feedback. */
+function clearPuzzle() {
+  Object.assign(trainer, { puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false });
+  for (const id of ["puzzle-title", "puzzle-task", "refutation"]) $(id).textContent = "";
+  feedback("");
+  $("retry").hidden = true;
+  $("picture").innerHTML = "";
+  delete $("picture").dataset.position;
+  document.body.dataset.ready = "true";
 }
 
 async function fillPuzzleRules() {
@@ -553,11 +592,12 @@ async function openPuzzle(id) {
   const puzzle = found.data;
   Object.assign(trainer, { puzzle, rules: rulesFromLabel(puzzle.game, puzzle.rules), previous: [], hinted: false });
   for (const item of $("puzzle-list").children) item.classList.toggle("active", Number(item.dataset.id) === id);
-  $("puzzle-title").textContent = `Puzzle #${puzzle.id} (${puzzle.game} ${puzzle.rules}, grade ${puzzle.grade})`;
   feedback("");
   $("refutation").textContent = "";
   $("retry").hidden = true;
   await showPuzzlePosition(puzzle.position, puzzle.depth);
+  // the title once the board is drawn: never the new title over the old board
+  $("puzzle-title").textContent = `Puzzle #${puzzle.id} (${puzzle.game} ${puzzle.rules}, grade ${puzzle.grade})`;
   const mover = trainer.moves.length ? trainer.toMove : "";
   $("puzzle-task").textContent = `${SIDE_NAMES[mover] || ""} to move and win within ${puzzle.depth} plies.`;
 }
@@ -649,9 +689,7 @@ async function initPuzzles() {
     if (next) openPuzzle(Number(next.dataset.id));
   });
   await fillPuzzleRules();
-  await listPuzzles();
-  const first = $("puzzle-list").firstElementChild;
-  if (first) await openPuzzle(Number(first.dataset.id)); else document.body.dataset.ready = "true";
+  await listPuzzles();  // (shows the first puzzle listed)
 }
 
 // -- the fairness report ---------------------------------------------------------------------

@@ -26,7 +26,7 @@ def demo(db_path: str, silent: bool) -> None:
                 else "Red has no winning first move; the longest defences: ") + " ".join(line.best_moves)
         click.echo(f"{line.variant:22s} {line.winner} wins with perfect play; the game lasts "
                    f"{line.remoteness} plies; {line.positions:,} positions "
-                   f"(solved in {line.seconds:.1f} s); {best}")
+                   f"({line.solved}); {best}")
     click.echo()
     click.echo(f"Perfect play in standard Sparro, first {len(result.line)} plies: {' '.join(result.line)}")
     click.echo(result.end_picture)

@@ -204,7 +204,8 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     move graph is solved by retrograde analysis (win, loss, or draw for endless play,
     with the remoteness in plies), and the table is written tier by tier (a tier is the
     positions with the same number of stones). A solve interrupted before the end is
-    started again from scratch. A complete table is reused unless --force is given.
+    started again from scratch. A complete table is reused unless --force is given (the line
+    then says it was already solved, and how long that took; with --json, "reused": true).
     Prints, per ruleset, the value of the start for Black and the totals.
 
     With --weak no table is made: the start is proved a win for one side (or a draw)
@@ -242,7 +243,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     with open_store(db_path, create=True) as store:
         for rules in rules_list:
             info = solve_into(store, board, rules, progress=long_run_progress(silent), force=force)
-            summary = solve_json(info)
+            summary = {**solve_json(info), "reused": info.reused}
             if as_json:
                 click.echo(json.dumps(summary))
             else:
@@ -250,7 +251,7 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
                 if summary["start_remoteness"] is not None:
                     start += f" for Black in {summary['start_remoteness']} plies"
                 click.echo(f"smallholder {info.rules}: start is a {start}; {info.positions:,} positions, "
-                           f"{summary['draws']:,} draws, solved in {info.seconds:.1f} s")
+                           f"{summary['draws']:,} draws, {info.solved_text()}")
 
 
 # -- probing ------------------------------------------------------------------------

@@ -122,18 +122,20 @@ def solve_sparro(variant: str, db_path: str, silent: bool, as_json: bool, force:
     Solving runs tier by tier (a tier is the positions with the same number of
     marbles), from the full board back to the start; each solved tier is committed on
     its own, so an interrupted solve resumes where it stopped. A complete table is
-    reused unless --force is given. Prints the value of the start and the totals.
+    reused unless --force is given (the line then says it was already solved, and how long that
+    took). Prints the value of the start and the totals; with --json one object per variant,
+    "reused" true for a table that was complete already.
     """
     with open_store(db_path, create=True) as store:
         for name in _variants(variant):
             info = solve_into(store, name, progress=long_run_progress(silent), force=force)
-            summary = solve_json(info)
+            summary = {**solve_json(info), "reused": info.reused}
             if as_json:
                 click.echo(json.dumps(summary))
             else:
                 click.echo(f"sparro {name}: start is a {summary['start_value']} for Red in "
                            f"{summary['start_remoteness']} plies; {info.positions:,} positions, "
-                           f"solved in {info.seconds:.1f} s")
+                           f"{info.solved_text()}")
 
 
 # -- probing ----------------------------------------------------------------------

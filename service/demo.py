@@ -25,6 +25,8 @@ class VariantLine:
     positions: int
     seconds: float
     best_moves: list[str]
+    #: how the table came to be: "solved in 2.1 s", or "already solved (...)" (`SolvedTable.solved_text`)
+    solved: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,8 @@ def run_demo(db_path: str, progress: Progress | None = None) -> DemoResult:
             answer = probe(rules, rules.start(), table_lookup(store, DESCRIPTION, info))
             winner = "Red" if answer.outcome.name == "win" else "Black"
             best = [m.name for m in answer.moves if m.outcome == answer.moves[0].outcome]
-            lines.append(VariantLine(variant, winner, answer.outcome.remoteness, info.positions, info.seconds, best))
+            lines.append(VariantLine(variant, winner, answer.outcome.remoteness, info.positions, info.seconds, best,
+                                     info.solved_text()))
         pos = game.start()
         played = []
         table = store.table("sparro", "standard")

@@ -8,6 +8,7 @@ description registered there.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -20,6 +21,24 @@ from tablebase.solver.puzzles import LookAhead
 
 #: payload entries -> (values WIN/LOSS/DRAW, remoteness; the remoteness of a draw is ignored)
 Decode = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class SolvedTable(TableInfo):
+    """The table a solve returns; ``reused`` when it was complete in the file already and
+    nothing was solved (its ``seconds`` are then those of the solve that made it)."""
+
+    reused: bool = False
+
+    @classmethod
+    def of(cls, table: TableInfo, reused: bool) -> SolvedTable:
+        return cls(**{f.name: getattr(table, f.name) for f in fields(TableInfo)}, reused=reused)
+
+    def solved_text(self) -> str:
+        """How the table came to be, for a solve's line: "solved in 2.1 s", or "already
+        solved (in 2.1 s, when it was made)"."""
+        return (f"already solved (in {self.seconds:.1f} s, when it was made)" if self.reused
+                else f"solved in {self.seconds:.1f} s")
 
 
 class GameDescription(ABC):

@@ -17,7 +17,7 @@ from tablebase.games.smallholder import (
     Smallholder, all_rules, get_board, parse_position, parse_rules)
 from tablebase.render.svg import smallholder_svg
 from tablebase.render.text import smallholder_moves, smallholder_text
-from tablebase.service.description import GameDescription
+from tablebase.service.description import GameDescription, SolvedTable
 from tablebase.service.errors import ServiceError
 from tablebase.service import tables
 from tablebase.service.progress import Progress, ProgressEvent, report
@@ -105,7 +105,7 @@ def check_solvable(board: str) -> None:
 
 
 def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: Progress | None = None,
-               force: bool = False) -> TableInfo:
+               force: bool = False) -> SolvedTable:
     """Solve one ruleset on one board into ``store`` and return the table's info.
 
     A complete table of the same versions is reused unless ``force``. Any other stored
@@ -119,14 +119,14 @@ def solve_into(store: TablebaseStore, board: str, rules: Rules, progress: Progre
 
 
 def _solve_locked(store: TablebaseStore, game: Smallholder, rules: Rules, progress: Progress | None,
-                  force: bool) -> TableInfo:
+                  force: bool) -> SolvedTable:
     name = game.rules_name
     if force:  # first: a table whose record is damaged is replaced too (reading it would fail)
         store.delete_table(GAME, name)
     old = store.table(GAME, name)
     if old is not None and not force and old.status == "complete" and (
             old.rules_version, old.solver_version, old.payload_dtype) == (RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE):
-        return old
+        return SolvedTable.of(old, reused=True)
     if old is not None:
         store.delete_table(GAME, name)
     table = store.begin_table(GAME, name, RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE)
@@ -149,7 +149,7 @@ def _solve_locked(store: TablebaseStore, game: Smallholder, rules: Rules, progre
                "plies": solved.plies, "draws": int(np.count_nonzero(solved.values == DRAW)),
                "cyclic_positions": solved.cyclic,
                "stage_seconds": {k: round(v, 2) for k, v in solved.seconds.items()}}
-    return store.finish_table(table.id, time.perf_counter() - started, summary)
+    return SolvedTable.of(store.finish_table(table.id, time.perf_counter() - started, summary), reused=False)
 
 
 #: Default node budget of a search probe (the time bound usually comes first).

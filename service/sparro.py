@@ -12,7 +12,7 @@ from tablebase.games.sparro import NAMED_VARIANTS, NUM_CELLS, SYMMETRIES, VARIAN
 from tablebase.games.sparro.rules import RULES_VERSION
 from tablebase.render.svg import sparro_svg
 from tablebase.render.text import sparro_text
-from tablebase.service.description import GameDescription
+from tablebase.service.description import GameDescription, SolvedTable
 from tablebase.service.errors import ServiceError
 from tablebase.service import tables
 from tablebase.service.progress import Progress, report
@@ -104,7 +104,8 @@ def _no_options(options: dict[str, Any]) -> None:
         raise ServiceError(f"Sparro has no option {given[0]!r} (its rules are chosen by variant=)")
 
 
-def solve_into(store: TablebaseStore, variant: str, progress: Progress | None = None, force: bool = False) -> TableInfo:
+def solve_into(store: TablebaseStore, variant: str, progress: Progress | None = None,
+               force: bool = False) -> SolvedTable:
     """Solve a variant into ``store`` (resuming or reusing a stored table) and return its info.
 
     The whole solve holds the file's solve lock: a second solve into the same file fails
@@ -115,7 +116,7 @@ def solve_into(store: TablebaseStore, variant: str, progress: Progress | None = 
             store.delete_table(GAME, variant)
         table = store.begin_table(GAME, variant, RULES_VERSION, SOLVER_VERSION, PAYLOAD_DTYPE)
         if table.status == "complete":
-            return table
+            return SolvedTable.of(table, reused=True)
         stored = {tier: _loader(store, table, tier) for tier in store.stored_tiers(table.id)}
         started = time.perf_counter()
         steps = 2 * TIERS - 1 - len(stored)
@@ -138,7 +139,7 @@ def solve_into(store: TablebaseStore, variant: str, progress: Progress | None = 
         seconds = time.perf_counter() - started + table.seconds
         outcome = outcomes(start.values[:1], start.remoteness[:1])[0]
         summary = {"start_value": outcome.name, "start_remoteness": outcome.remoteness}
-        return store.finish_table(table.id, seconds, summary)
+        return SolvedTable.of(store.finish_table(table.id, seconds, summary), reused=False)
 
 
 def _loader(store: TablebaseStore, table: TableInfo, tier: int) -> Callable[[], SolvedTier]:

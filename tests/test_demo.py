@@ -35,6 +35,8 @@ def test_demo_states_what_the_tables_say(sparro_db: Path, tmp_path: Path) -> Non
         said = "Red's best first moves: " if winner == "Red" else \
             "Red has no winning first move; the longest defences: "
         assert line.endswith(said + " ".join(best)), line
+        # reused, not solved now: the line says so (it said "solved in 2.1 s", the first solve's time)
+        assert "(already solved (in " in line and ", when it was made)" in line and "(solved in" not in line, line
     claims = [line for line in lines if line.startswith("  [")]
     assert {line.split("]")[1].split(":")[0].strip() for line in claims} == {
         "sparro-compensation", "sparro-mirror", "sparro-first-move-rule"}

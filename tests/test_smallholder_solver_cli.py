@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ from click.testing import CliRunner
 
 from tablebase.cli.app import probe, solve
 from tablebase.cli.main import main
+from tablebase.db.store import TablebaseStore
+from tablebase.games.smallholder import parse_rules
+from tablebase.service.smallholder import solve_into
 
 START = "../.../..../... B"
 # limping2, nibbler: Black's a1 and White's b2; Black to move wins in 9 plies
@@ -36,7 +40,22 @@ def test_solve_text_summary(db: Path) -> None:
     result = run("solve", "smallholder", "--board", "limping2", "--ruleset", "nibbler", "--db", str(db))
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("smallholder nibbler@limping2: start is a win for Black in 11 plies; "
-                                    "18,428 positions, 0 draws, solved in ")
+                                    "18,428 positions, 0 draws, already solved (in ")  # the fixture solved it
+    assert result.stdout.endswith(" s, when it was made)\n")
+
+
+def test_a_reused_table_says_it_was_already_solved(tmp_path: Path) -> None:
+    """A complete table is reused, not solved again: --json says "reused" (the seconds
+    are the first solve's), and the text line says 'already solved', not 'solved in'."""
+    db = str(tmp_path / "r.sqlite")
+    solve = ["solve", "smallholder", "--board", "limping2", "--ruleset", "nibbler", "--db", db, "--json", "-s"]
+    first, again, forced = (json.loads(run(*solve, *extra).stdout) for extra in ((), (), ("--force",)))
+    assert (first["reused"], again["reused"], forced["reused"]) == (False, True, False)
+    assert again["seconds"] == first["seconds"] and again["checksum"] == first["checksum"] == forced["checksum"]
+    with TablebaseStore(db) as store:
+        made = solve_into(store, "limping2", parse_rules("nibbler"))
+    assert made.reused and made.solved_text() == f"already solved (in {made.seconds:.1f} s, when it was made)"
+    assert replace(made, reused=False).solved_text() == f"solved in {made.seconds:.1f} s"
 
 
 def test_a_solve_logs_its_progress_to_a_file_unless_silenced(tmp_path: Path) -> None:

@@ -10,19 +10,20 @@ import click
 
 from tablebase.cli.app import (
     atlas, compare, db_option, json_option, long_run_options, long_run_progress, progress_printer, proof_arguments,
-    proof_options, proof_pairs, silent_option)
+    proof_options, proof_pairs, silent_option, solve_option)
 from tablebase.cli.smallholder import BOARD, RULES
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (
     WEAK_BOARDS, compare_smallholder, smallholder_atlas, sparro_atlas, weak_first_player_results)
 from tablebase.service.files import check_writable, open_store, write_text
-from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, rules_of
+from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, game_of, rules_of
+from tablebase.service.tables import refuse_unasked_solve
 from tablebase.service.sparro import DESCRIPTION as SPARRO
 
 #: The board `atlas` and `compare` use without --board: the default board of every
 #: Smallholder command (hex4), which has no tables, so they say so and name the boards
-#: that have them (limping2: all 120 combinations in seconds; hex3: about a minute each).
+#: that have them (limping2: all 120 combinations in seconds; hex3: about 20 minutes for all 120).
 ATLAS_BOARD = SMALLHOLDER.default_board
 
 
@@ -42,8 +43,8 @@ Example:
     tablebase atlas smallholder --board limping2 --board hex3 --stored-only --markdown docs/ATLAS.md \\
         --proof proofs/limping3-hull-setbacks.proof.tsv.gz --journal proofs/limping3-hull-setbacks.journal""")
 @click.option("--board", "boards", metavar="B", multiple=True, type=BOARD,
-              help=f"Board, repeatable: limping2 (seconds for all 120) or hex3 (about a minute per "
-                   f"combination); the default, {ATLAS_BOARD}, has no tables.")
+              help=f"Board, repeatable: limping2 (seconds for all 120) or hex3 (about 20 minutes for all "
+                   f"120); the default, {ATLAS_BOARD}, has no tables.")
 @click.option("--stored-only", is_flag=True,
               help="Compute nothing: show the stored rows and list the combinations not computed yet.")
 @db_option
@@ -73,7 +74,8 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     a run that is stopped continues with the combinations not stored yet.
 
     Text output: one line per combination. With --json, one object per line:
-    {"rules", "named", "start": {"value", "remoteness"}, "positions", "draws",
+    {"rules" (the label: nibbler@limping2), "spec" (as --rules takes it), "named",
+    "start": {"value", "remoteness"}, "positions", "draws",
     "cycles", "winning_first_moves": {"up_to_symmetry", "of_up_to_symmetry", "all",
     "of_all"}, "longest_game" (null when play can repeat forever), "capture_share",
     "mean_moves"}; values are for Black, who moves first.
@@ -90,8 +92,6 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     boards = boards or (ATLAS_BOARD,)
     if len(set(boards)) < len(boards):
         raise click.UsageError(f"a --board is given twice: {', '.join(boards)}")
-    if as_json and len(boards) > 1:
-        raise click.UsageError("--json prints the rows of one board (the rows do not name it): give one --board")
     if markdown:
         check_writable(markdown)  # before the work (an hour on hex3), not after it
     sections = []
@@ -159,9 +159,9 @@ def atlas_sparro(variants: tuple[str, ...], db_path: str, as_json: bool, silent:
 
 @compare.command("smallholder", epilog="""\b
 Example:
-    tablebase compare smallholder --board limping2 --rules nibbler --rules gaps-original
+    tablebase compare smallholder --board limping2 --rules nibbler --rules gaps-original --solve
     tablebase compare smallholder --board limping2 --rules nibbler --rules capture=groupwise 'B./.W./..../... B'
-    tablebase compare smallholder --board hex3 --rules stymie --rules hull-setbacks --json""")
+    tablebase compare smallholder --board hex3 --rules stymie --rules hull-setbacks --json --solve""")
 @click.argument("position", required=False)
 @click.option("--board", metavar="B", type=BOARD, default=ATLAS_BOARD, show_default=True,
               help="Board: limping2 or hex3 (the default has no tables).")
@@ -169,26 +169,34 @@ Example:
               help="A combination to compare, at least two: a ruleset name or "
                    "groups=...,adjacent=...,territory=...,capture=... (keys left out keep the nibbler values).")
 @db_option
+@solve_option
 @json_option
 @silent_option
 def compare_smallholder_command(position: str | None, board: str, specs: tuple[str, ...], db_path: str,
-                                as_json: bool, silent: bool) -> None:
+                                solve: bool, as_json: bool, silent: bool) -> None:
     """Chosen Smallholder combinations side by side, with the moves where they differ.
 
-    Each combination's table is solved into the tablebase file when missing (seconds
-    on limping2, about a minute on hex3). Printed: per combination who wins the empty
+    The combinations' tables are read from the tablebase file; --solve solves those it
+    lacks first (seconds each on limping2, about 20 s each on hex3; without --solve the
+    command says what it would solve and stops). Printed: per combination who wins the empty
     board and in how many plies, positions, draws, whether play can repeat, legal
     moves per position; then POSITION (default: the empty board) probed under each,
     every legal move's value for the player making it ('illegal' where the move is
     not legal under those rules), the moves whose values differ marked with '*'.
 
-    With --json one object: {"board", "tables": [{"rules", "named", "start",
+    With --json one object: {"board", "tables": [{"rules", "spec", "named", "start",
     "positions", "draws", "cycles", "mean_moves"}], "position": {"position",
     "to_move", "rules", "values", "differ", "moves": [{"cell", "name", "values",
-    "differ"}], "differing_moves"}}; "values" map each rules spec to {"value",
-    "remoteness"} (null: not legal).
+    "differ"}], "differing_moves"}}; "rules" is each combination's label as every
+    command's JSON has it (nibbler@limping2), "spec" the combination as --rules takes
+    it, and "values" map each label to {"value", "remoteness"} (null: not legal).
     """
+    if len(specs) < 2:
+        raise click.UsageError("compare needs at least two --rules to put side by side")
     rules = [rules_of(None, spec) for spec in specs]
+    if not solve:
+        refuse_unasked_solve(db_path, "compare smallholder",
+                             [(SMALLHOLDER, game_of(board, r)) for r in rules])
     with open_store(db_path, create=True) as store:
         result = compare_smallholder(store, board, rules, position, progress_printer(silent))
     if as_json:
@@ -196,7 +204,7 @@ def compare_smallholder_command(position: str | None, board: str, specs: tuple[s
         return
     for i, table in enumerate(result["tables"], start=1):
         named = f" ({table['named']})" if table["named"] else ""
-        click.echo(f"[{i}] {table['rules']}{named}: {start_text(table['start'])}, {table['positions']:,} positions, "
+        click.echo(f"[{i}] {table['spec']}{named}: {start_text(table['start'])}, {table['positions']:,} positions, "
                    f"{table['draws']:,} draws, {'cycles' if table['cycles'] else 'no cycles'}, "
                    f"{table['mean_moves']:.2f} moves per position")
     click.echo(compare_text(result["position"]))

@@ -103,7 +103,8 @@ def status(db_path: str, as_json: bool) -> None:
     and how many of the positions after it (up to symmetry) are proved and disproved.
     The file is opened read-only: a run or an export may go on meanwhile.
 
-    With --json one object per run: {"board", "rules", "named", "root", "from_start",
+    With --json one object per run: {"board", "rules" (the label: nibbler@limping3),
+    "spec" (as --rules takes it), "named", "root", "from_start",
     "goal", "status", "pid" (of a running run, else null), "started", "updated",
     "settled", "jobs", "seconds", "root_pn", "root_dn", "proof": {"positions", "leaves",
     "distinct_leaves", "leaves_without_remoteness"}, {"error"} (a proved run whose

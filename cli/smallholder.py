@@ -243,13 +243,13 @@ def solve_smallholder(board: str, ruleset: str | None, spec: str | None, all_rul
     with open_store(db_path, create=True) as store:
         for rules in rules_list:
             info = solve_into(store, board, rules, progress=long_run_progress(silent), force=force)
-            summary = {**solve_json(info), "reused": info.reused}
+            summary = solve_json(info, info.reused)
             if as_json:
                 click.echo(json.dumps(summary))
             else:
-                start = summary["start_value"]
-                if summary["start_remoteness"] is not None:
-                    start += f" for Black in {summary['start_remoteness']} plies"
+                start = summary["start"]["value"]
+                if summary["start"]["remoteness"] is not None:
+                    start += f" for Black in {summary['start']['remoteness']} plies"
                 click.echo(f"smallholder {info.rules}: start is a {start}; {info.positions:,} positions, "
                            f"{summary['draws']:,} draws, {info.solved_text()}")
 

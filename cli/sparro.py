@@ -129,12 +129,12 @@ def solve_sparro(variant: str, db_path: str, silent: bool, as_json: bool, force:
     with open_store(db_path, create=True) as store:
         for name in _variants(variant):
             info = solve_into(store, name, progress=long_run_progress(silent), force=force)
-            summary = {**solve_json(info), "reused": info.reused}
+            summary = solve_json(info, info.reused)
             if as_json:
                 click.echo(json.dumps(summary))
             else:
-                click.echo(f"sparro {name}: start is a {summary['start_value']} for Red in "
-                           f"{summary['start_remoteness']} plies; {info.positions:,} positions, "
+                click.echo(f"sparro {name}: start is a {summary['start']['value']} for Red in "
+                           f"{summary['start']['remoteness']} plies; {info.positions:,} positions, "
                            f"{info.solved_text()}")
 
 

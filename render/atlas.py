@@ -73,7 +73,7 @@ def option_grid_svg(board: str, rows: Sequence[dict[str, Any]]) -> str:
     (territory, adjacent); each cell coloured by the start's result for Black, darker
     for a longer perfect game, with the remoteness written in it. Combinations without
     a row are drawn as "not computed"."""
-    by_spec = {row["rules"]: row for row in rows}
+    by_spec = {row["spec"]: row for row in rows}
     lengths = _lengths(rows) or [0]
     shortest, longest = min(lengths), max(lengths)
     columns = [(t, a) for t in TERRITORY_OPTIONS for a in ADJACENT_OPTIONS]
@@ -264,7 +264,8 @@ def atlas_text(rows: Sequence[dict[str, Any]], sides: str = "BW") -> str:
     lines = [f"{'start':>5} {'positions':>11} {'draws':>9} {'cycles':>6} {'1st wins':>12} {'longest':>7} "
              f"{'capture':>7} {'moves':>5}  rules"]
     for row in rows:
-        rules = row["rules"] + (f" ({row['named']})" if row["named"] and row["named"] != row["rules"] else "")
+        shown = row["spec"] or row["rules"]  # a Sparro variant has no spec
+        rules = shown + (f" ({row['named']})" if row["named"] and row["named"] != shown else "")
         lines.append(f"{start_text(row['start'], sides):>5} {row['positions']:>11,} {row['draws']:>9,} "
                      f"{'yes' if row['cycles'] else 'no':>6} {first_moves_text(row['winning_first_moves']):>12} "
                      f"{_longest(row):>7} {_share(row['capture_share']):>7} {row['mean_moves']:>5.2f}  {rules}")
@@ -360,7 +361,7 @@ def atlas_markdown(sections: Sequence[BoardAtlas], command: str,
                       "first-move wins | longest | capture | moves |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for row in section.rows:
-            options = dict(item.split("=") for item in row["rules"].split(","))
+            options = dict(item.split("=") for item in row["spec"].split(","))
             lines.append(
                 f"| {options['groups']} | {options['adjacent']} | {options['territory']} | {options['capture']} "
                 f"| {row['named'] or ''} | {start_text(row['start'])} | {row['positions']:,} | {row['draws']:,} "
@@ -373,7 +374,7 @@ def atlas_markdown(sections: Sequence[BoardAtlas], command: str,
                   "progress: docs/distributed.md)."]
         if weak:
             lines += ["", "| board | rules | named | result | from |", "|---|---|---|---|---|"]
-            lines += [f"| {r['board']} | {r['rules']} | {r['named'] or ''} | {_weak_claim(r)} | {_weak_evidence(r)} |"
+            lines += [f"| {r['board']} | {r['spec']} | {r['named'] or ''} | {_weak_claim(r)} | {_weak_evidence(r)} |"
                       for r in weak]
             lines += ["", "Combinations not listed have no weak solution yet."]
         else:

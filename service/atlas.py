@@ -95,7 +95,7 @@ def smallholder_atlas(store: TablebaseStore, board: str, compute: bool = True, p
             else:
                 rows.append(row)
     seconds = sum(r.seconds for r in rows_store.all(GAME, board, VERSIONS)
-                  if r.rules in {row["rules"] for row in rows})
+                  if r.rules in {row["spec"] for row in rows})
     return BoardRows(board, rows, missing, computed, seconds)
 
 
@@ -132,11 +132,11 @@ def compare_smallholder(store: TablebaseStore, board: str, rules_list: Sequence[
     for rules in rules_list:
         info = smallholder.solve_into(store, board, rules, progress)
         game, pos = smallholder.read(position, board, rules)
-        answers.append((rules.spec, probe(game, pos, smallholder.stored_lookup(store, game),
-                                          f"position not in the {game.rules_name} table (not reachable?)")))
+        answers.append((game.rules_name, probe(game, pos, smallholder.stored_lookup(store, game),
+                                               f"position not in the {game.rules_name} table (not reachable?)")))
         summary = info.summary
         tables.append({
-            "rules": rules.spec, "named": rules.name if rules.name != rules.spec else None,
+            "rules": game.rules_name, "spec": rules.spec, "named": rules.name if rules.name != rules.spec else None,
             "start": {"value": summary["start_value"], "remoteness": summary["start_remoteness"]},
             "positions": info.positions, "draws": summary["draws"],
             "cycles": summary.get("cyclic_positions", 0) > 0,
@@ -169,12 +169,13 @@ def weak_first_player_results(store: TablebaseStore, boards: Sequence[str] = WEA
         if evidence["board"] not in boards:
             raise ServiceError(f"{evidence['proof']['file']!r}: a proof on {evidence['board']}; the atlas takes weak "
                                f"solutions of {' and '.join(boards)} (its tables cover the other boards)")
-        results.append({"board": evidence["board"], "rules": evidence["rules"],
+        game = smallholder.game_of(evidence["board"], smallholder.rules_of(None, evidence["rules"]))
+        results.append({"board": evidence["board"], "rules": game.rules_name, "spec": evidence["rules"],
                         "named": evidence["ruleset"] if evidence["ruleset"] != evidence["rules"] else None,
                         "status": "proved", "summary": claim.summary, "proof": evidence["proof"]})
-    covered = {(result["board"], result["rules"]) for result in results}
+    covered = {result["rules"] for result in results}
     for run in weak_solve_status(store):
-        if run["board"] in boards and run["from_start"] and (run["board"], run["rules"]) not in covered:
-            results.append({key: run[key] for key in ("board", "rules", "named", "goal", "status", "settled",
+        if run["board"] in boards and run["from_start"] and run["rules"] not in covered:
+            results.append({key: run[key] for key in ("board", "rules", "spec", "named", "goal", "status", "settled",
                                                       "seconds")})
     return results

@@ -223,7 +223,7 @@ def weak_solve_status(store: TablebaseStore) -> list[dict[str, Any]]:
         leaf_jobs = {"solved": len(solved), "solved_seconds": round(sum(s for _, s in solved.values()), 1),
                      "ran_out": len(ran_out), "ran_out_seconds": round(sum(s for _, s in ran_out.values()), 1),
                      "ran_out_then_solved": len(ran_out.keys() & solved.keys())}
-        runs.append({"board": game.board.name, "rules": game.rules.spec,
+        runs.append({"board": game.board.name, "rules": game.rules_name, "spec": game.rules.spec,
                      "named": game.rules.name if game.rules.name != game.rules.spec else None,
                      "root": run.root, "from_start": run.root_key == game.canonical_key(game.start()),
                      "goal": run.goal, "status": run_status(run, writer),
@@ -243,7 +243,7 @@ def weak_solve_status_lines(runs: list[dict[str, Any]]) -> list[str]:
 
     lines = []
     for run in runs:
-        named = f"{run['named'] or run['rules']}@{run['board']}"
+        named = run["rules"]
         numbers = "" if run["root_pn"] is None else f"; root pn {count(run['root_pn'])} dn {count(run['root_dn'])}"
         root = "the empty board" if run["from_start"] else run["root"]
         committed = run["updated"].replace("T", " ").removesuffix("Z")[:16]  # to the minute

@@ -86,12 +86,16 @@ def solved_lookup(store: TablebaseStore, description: GameDescription, game: Any
     return table_lookup(store, description, table)
 
 
-def solve_json(table: TableInfo) -> dict[str, Any]:
+def solve_json(table: TableInfo, reused: bool) -> dict[str, Any]:
     """The object `solve --json` prints for a solved table (both games): game, rules, the
-    solver's summary (``edges`` counts the move graph's edges), positions, seconds, checksum."""
-    summary = {("edges" if key == "moves" else key): value for key, value in table.summary.items()}
-    return {"game": table.game, "rules": table.rules, **summary, "positions": table.positions,
-            "seconds": round(table.seconds, 2), "checksum": table.checksum}
+    start's ``{"value", "remoteness"}`` as the atlas and compare give it, the rest of the
+    solver's summary (``edges`` counts the move graph's edges), positions, seconds (the
+    solve that made the table), checksum, and ``reused`` (the table was complete already)."""
+    summary = dict(table.summary)
+    start = {"value": summary.pop("start_value", None), "remoteness": summary.pop("start_remoteness", None)}
+    rest = {("edges" if key == "moves" else key): value for key, value in summary.items()}
+    return {"game": table.game, "rules": table.rules, "start": start, **rest, "positions": table.positions,
+            "seconds": round(table.seconds, 2), "checksum": table.checksum, "reused": reused}
 
 
 def has_usable_table(store: TablebaseStore, description: GameDescription, game: Any) -> bool:

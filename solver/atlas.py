@@ -6,6 +6,9 @@ forward move graph while it is still in memory. Every figure is exact, over all
 canonical positions reachable from the empty board (one per symmetry class, side to
 move kept); nothing is sampled:
 
+* ``rules``: the label the tables and every other JSON answer use (`rules_name`,
+  ``nibbler@hex3``, or the full spec and the board for a combination no ruleset names);
+  ``spec``: the combination as ``--rules`` takes it; ``named``: its ruleset's name or null;
 * ``start``: the value of the empty board for Black (the side to move) and its
   remoteness, the length of a perfect game (null for a draw);
 * ``positions``, ``draws``: canonical reachable positions, and those drawn;
@@ -40,6 +43,7 @@ import numpy as np
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.smallholder.board import Board, get_board
 from tablebase.games.smallholder.options import RULESETS, Rules
+from tablebase.games.smallholder.rules import Smallholder
 from tablebase.solver.keys import stone_counts
 from tablebase.solver.probe import VALUE_NAMES, Outcome, ProbeResult, outcome_of
 from tablebase.solver.smallholder_solve import (
@@ -48,11 +52,11 @@ from tablebase.solver.sparro_arrays import SparroArrays, canonical as sparro_can
 from tablebase.solver.tiered import TIERS, SolvedTier
 
 #: Bumped whenever a row's keys or the meaning of a figure change (stored rows record it).
-ATLAS_VERSION = "atlas-1"
+ATLAS_VERSION = "atlas-2"
 #: The versions a stored row must have been made with to be reused.
 VERSIONS = f"{RULES_VERSION}/{SOLVER_VERSION}/{ATLAS_VERSION}"
 #: The keys of a row, in order (the JSON contract of `tablebase atlas smallholder --json`).
-ROW_KEYS = ("rules", "named", "start", "positions", "draws", "cycles", "winning_first_moves", "longest_game",
+ROW_KEYS = ("rules", "spec", "named", "start", "positions", "draws", "cycles", "winning_first_moves", "longest_game",
             "capture_share", "mean_moves")
 #: The state of a drawn position (`solver/smallholder_kernels.py`, not imported here:
 #: it loads numba, which only solving needs).
@@ -136,7 +140,8 @@ def atlas_row(board: Board | str, rules: Rules, progress: Progress | None = None
     start = int(graph.state[graph.root])
     value = DRAW if start == UNDECIDED else WIN if start & 1 else LOSS
     row = {
-        "rules": rules.spec,
+        "rules": Smallholder(board, rules).rules_name,
+        "spec": rules.spec,
         "named": rules.name if rules.name in RULESETS else None,
         "start": _outcome_json(outcome_of(value, start >> 1)),
         "positions": positions,
@@ -202,7 +207,7 @@ def compare_probes(probes: Sequence[tuple[str, ProbeResult[Any]]]) -> dict[str, 
     each move's under every rules (null where the move is not legal under them), and
     which moves differ (in value, remoteness or legality).
 
-    ``probes`` pairs a label (the rules spec) with the probe answer under those rules;
+    ``probes`` pairs a label (the rules' `rules_name`) with the probe answer under those rules;
     every answer must be for the same position text.
     """
     if len({answer.position for _, answer in probes}) > 1:
@@ -241,7 +246,8 @@ def json_key(value: dict[str, Any] | None) -> tuple[Any, ...] | None:
 def sparro_row(variant: str, tier_of: Callable[[int], SolvedTier]) -> dict[str, Any]:
     """The atlas row of a Sparro variant from its solved tiers (``tier_of(n)``: the
     positions with n marbles), with the keys of a Smallholder row. Exact, over every
-    canonical reachable position; the start's value is for Red, who moves first.
+    canonical reachable position; the start's value is for Red, who moves first. A
+    variant has no option spec (``spec`` is null).
 
     Every move adds a marble, so positions never repeat (``cycles`` is false), the
     longest game is the highest tier holding a position, and ``capture_share`` is null:
@@ -262,6 +268,7 @@ def sparro_row(variant: str, tier_of: Callable[[int], SolvedTier]) -> dict[str, 
     longest = max(n for n, t in enumerate(tiers) if len(t.keys))
     return {
         "rules": variant,
+        "spec": None,
         "named": variant,
         "start": _outcome_json(outcome_of(value, start.remoteness[0])),
         "positions": positions,

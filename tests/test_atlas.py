@@ -91,9 +91,11 @@ def expected_row(rules: Rules) -> dict:
     ref = reference(rules)
     start_value, start_remoteness = ref.values[0]
     wins = [key for key in ref.first_moves if ref.values[key][0] == LOSS]
+    named = next((name for name, r in RULESETS.items() if r == rules), None)
     return {
-        "rules": rules.spec,
-        "named": next((name for name, r in RULESETS.items() if r == rules), None),
+        "rules": f"{named or rules.spec}@{BOARD}",
+        "spec": rules.spec,
+        "named": named,
         "start": {"value": {WIN: "win", LOSS: "loss", DRAW: "draw"}[start_value], "remoteness": start_remoteness},
         "positions": len(ref.values),
         "draws": 0,
@@ -143,14 +145,17 @@ def test_atlas_row_agrees_with_the_stored_solve(rules: Rules) -> None:
 
 def test_row_is_json_with_exactly_the_documented_keys() -> None:
     row = json.loads(json.dumps(atlas_row(BOARD, RULESETS["stymie"])))
-    assert list(row) == ["rules", "named", "start", "positions", "draws", "cycles", "winning_first_moves",
+    assert list(row) == ["rules", "spec", "named", "start", "positions", "draws", "cycles", "winning_first_moves",
                          "longest_game", "capture_share", "mean_moves"]
-    assert row["rules"] == "groups=priority-create-if-one-live,adjacent=smallest,territory=gap,capture=groupwise-reentry"
+    assert row["rules"] == f"stymie@{BOARD}"
+    assert row["spec"] == "groups=priority-create-if-one-live,adjacent=smallest,territory=gap,capture=groupwise-reentry"
     assert row["named"] == "stymie"
     assert set(row["start"]) == {"value", "remoteness"}
     assert set(row["winning_first_moves"]) == {"up_to_symmetry", "of_up_to_symmetry", "all", "of_all"}
     custom = atlas_row(BOARD, Rules("priority-create", "smallest-only", "hull", "groupwise"))
     assert custom["named"] is None
+    # a combination no ruleset names is labelled by its spec and the board, as its table is
+    assert custom["rules"] == f"{custom['spec']}@{BOARD}" == Smallholder(BOARD, custom["spec"]).rules_name
 
 
 def _brute_longest(children: dict[int, list[int]], node: int, path: frozenset[int]) -> int:
@@ -321,7 +326,7 @@ def test_option_grid_has_one_cell_per_combination_with_its_result() -> None:
     svg = ET.fromstring(option_grid_svg(BOARD, rows))
     cells = [e for e in svg.iter("{http://www.w3.org/2000/svg}rect") if "combination" in e.get("class", "")]
     assert len(cells) == 120
-    by_rules = {row["rules"]: row for row in rows}
+    by_rules = {row["spec"]: row for row in rows}
     for cell in cells:
         row = by_rules.get(cell.get("data-rules"))
         if row is None:

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from tablebase.cli.main import main
 from tablebase.db.atlas import AtlasRows
 from tablebase.db.store import TablebaseStore
 from tablebase.games.base import DRAW
-from tablebase.games.smallholder import RULESETS, all_rules
+from tablebase.games.smallholder import RULESETS, Smallholder, all_rules
 from tablebase.games.sparro import Sparro
 from tablebase.games.sparro.rules import NO_COMPENSATION
 from tablebase.service.atlas import smallholder_atlas
@@ -61,7 +62,8 @@ def test_json_rows_have_the_documented_keys_and_match_the_solver(atlas_db: Path)
     result = run("atlas", "smallholder", "--board", BOARD, "--db", str(atlas_db), "--json")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [row["rules"] for row in rows] == [r.spec for r in all_rules()]
+    assert [row["spec"] for row in rows] == [r.spec for r in all_rules()]
+    assert [row["rules"] for row in rows] == [Smallholder(BOARD, r).rules_name for r in all_rules()]
     assert all(list(row) == list(ROW_KEYS) for row in rows)
     assert {row["named"] for row in rows} == set(RULESETS) | {None}
     for rules in (RULESETS["stymie"], all_rules()[77]):
@@ -102,7 +104,7 @@ def test_stored_only_lists_what_is_missing(tmp_path: Path) -> None:
     page = tmp_path / "ATLAS.md"
     result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(path), "--json", "--markdown", str(page))
     assert result.exit_code == 0, result.output
-    assert [json.loads(line)["rules"] for line in result.stdout.splitlines()] == [r.spec for r in all_rules()[:7]]
+    assert [json.loads(line)["spec"] for line in result.stdout.splitlines()] == [r.spec for r in all_rules()[:7]]
     assert "limping2: 113 of 120 combinations not computed yet" in result.stderr
     assert "**Not computed: 113 of 120 combinations**" in page.read_text()
     with TablebaseStore(path) as store:
@@ -143,7 +145,7 @@ def test_a_killed_sweep_continues_with_the_combinations_not_stored(tmp_path: Pat
         after = {r.rules: r.computed for r in AtlasRows(store).all("smallholder", BOARD, VERSIONS)}
     assert resumed.computed == 120 - stored
     assert all(after[spec] == when for spec, when in before.items())  # stored rows were not recomputed
-    assert [row["rules"] for row in resumed.rows] == [r.spec for r in all_rules()]
+    assert [row["spec"] for row in resumed.rows] == [r.spec for r in all_rules()]
 
 
 def test_the_default_board_is_hex4_which_has_no_tables(atlas_db: Path) -> None:
@@ -168,8 +170,13 @@ def test_bad_requests_are_one_line_errors(atlas_db: Path) -> None:
                              "hex3): 'limping3'\n")
     result = run("atlas", "smallholder", "--board", "hex9", "--db", str(atlas_db))
     assert result.exit_code == 2 and result.stderr.startswith("Error: Invalid value for '--board': unknown board")
-    result = run("atlas", "smallholder", "--board", BOARD, "--board", "hex3", "--json", "--db", str(atlas_db))
-    assert result.exit_code == 2 and "--json prints the rows of one board" in result.stderr
+    # rows of several boards in one JSON stream: each row's label names its board
+    result = run("atlas", "smallholder", "--board", BOARD, "--board", "hex3", "--json", "--stored-only",
+                 "--db", str(atlas_db))
+    assert result.exit_code == 0, result.stderr
+    assert [json.loads(line)["rules"] for line in result.stdout.splitlines()] == \
+        [Smallholder(BOARD, r).rules_name for r in all_rules()]
+    assert "hex3: 120 of 120 combinations not computed yet" in result.stderr
     result = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(atlas_db.parent / "none.sqlite"))
     assert result.exit_code == 1 and "no tablebase at" in result.stderr
 
@@ -179,11 +186,21 @@ def test_bad_requests_are_one_line_errors(atlas_db: Path) -> None:
 
 def test_compare_lists_the_moves_whose_values_differ(atlas_db: Path) -> None:
     specs = ["nibbler", "gaps-original", "capture=groupwise"]
-    result = run("compare", "smallholder", "--board", BOARD, "--db", str(atlas_db), *[a for s in specs for a in ("--rules", s)],
-                 "--json", "-s")
+    asked = [a for s in specs for a in ("--rules", s)]
+    # the tables are missing: without --solve, compare says what it would solve and solves nothing
+    unasked = run("compare", "smallholder", "--board", BOARD, "--db", str(atlas_db), *asked, "--json", "-s")
+    assert unasked.exit_code == 1 and unasked.stdout == ""
+    assert unasked.stderr.startswith("Error: compare smallholder would first solve 3 tables it needs into "), \
+        unasked.stderr
+    assert unasked.stderr.rstrip().endswith("give --solve to go ahead")
+    with TablebaseStore(atlas_db) as store:
+        assert not [t for t in store.tables() if t.game == "smallholder"]
+    result = run("compare", "smallholder", "--board", BOARD, "--db", str(atlas_db), *asked, "--json", "-s", "--solve")
     assert result.exit_code == 0, result.output
     answer = json.loads(result.stdout)
-    assert [t["rules"] for t in answer["tables"]] == [RULESETS["nibbler"].spec, RULESETS["gaps-original"].spec,
+    assert [t["rules"] for t in answer["tables"]] == [f"nibbler@{BOARD}", f"gaps-original@{BOARD}",
+                                                      f"{replace(RULESETS['nibbler'], capture='groupwise').spec}@{BOARD}"]
+    assert [t["spec"] for t in answer["tables"]] == [RULESETS["nibbler"].spec, RULESETS["gaps-original"].spec,
                                                       "groups=must-create-if-one-live,adjacent=smallest-playable,"
                                                       "territory=gap,capture=groupwise"]
     # each combination probed on its own: the compared values are exactly those
@@ -204,11 +221,12 @@ def test_compare_lists_the_moves_whose_values_differ(atlas_db: Path) -> None:
 
 def test_compare_a_position_and_bad_requests(atlas_db: Path) -> None:
     result = run("compare", "smallholder", "--board", BOARD, "B./.W./..../... B", "--rules", "nibbler", "--rules", "stymie",
-                 "--db", str(atlas_db), "--json")
+                 "--db", str(atlas_db), "--json", "--solve")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["position"]["position"] == "B./.W./..../... B"
     one = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--db", str(atlas_db))
-    assert one.exit_code == 1 and one.stderr == "Error: compare needs at least two --rules to put side by side\n"
+    assert one.exit_code == 2 and one.stderr == ("Error: compare needs at least two --rules to put side by side "
+                                                 "(see 'main compare smallholder --help')\n")  # CliRunner's program name
     twice = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--rules", "groups=must-create-if-one-live",
                 "--db", str(atlas_db))
     assert twice.exit_code == 1 and "given twice" in twice.stderr

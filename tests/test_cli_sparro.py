@@ -129,7 +129,7 @@ def test_solve_reuses_complete_table(sparro_db: Path) -> None:
     result = run("solve", "sparro", "--variant", "standard", "--db", str(sparro_db), "--json")
     assert result.exit_code == 0
     summary = json.loads(result.output)
-    assert summary["start_value"] == "win" and summary["start_remoteness"] == 21
+    assert summary["start"] == {"value": "win", "remoteness": 21} and summary["reused"] is True
     assert summary["positions"] == 1964178
 
 

@@ -53,7 +53,7 @@ def test_each_run_file_holds_its_run(path: Path, tmp_path: Path) -> None:
         # proof status counts leaf jobs only: not the positions too big for a job (0 nodes)
         _, attempts = proofs.job_costs("smallholder", game.rules_name)
         too_big = {key for key, (nodes, _) in attempts.items() if nodes == 0}
-        [status] = [r for r in weak_solve_status(store) if r["rules"] == game.rules.spec]
+        [status] = [r for r in weak_solve_status(store) if r["rules"] == game.rules_name and r["spec"] == game.rules.spec]
         assert too_big and game.canonical_key(game.start()) in too_big  # the start: 27 empty cells, over --job-max-empty
         assert (status["leaf_jobs"]["solved"], status["leaf_jobs"]["ran_out"]) == (len(leaves),
                                                                                  len(attempts) - len(too_big))

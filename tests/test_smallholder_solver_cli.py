@@ -73,7 +73,8 @@ def test_solve_json(db: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["rules"] == "stymie@limping2"
-    assert (summary["start_value"], summary["start_remoteness"], summary["positions"]) == ("loss", 12, 21001)
+    assert (summary["start"], summary["positions"]) == ({"value": "loss", "remoteness": 12}, 21001)
+    assert "start_value" not in summary and "start_remoteness" not in summary  # one way to say it
     assert summary["draws"] == 0 and summary["cyclic_positions"] == 0
 
 

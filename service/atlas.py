@@ -169,9 +169,8 @@ def weak_first_player_results(store: TablebaseStore, boards: Sequence[str] = WEA
         if evidence["board"] not in boards:
             raise ServiceError(f"{evidence['proof']['file']!r}: a proof on {evidence['board']}; the atlas takes weak "
                                f"solutions of {' and '.join(boards)} (its tables cover the other boards)")
-        game = smallholder.game_of(evidence["board"], smallholder.rules_of(None, evidence["rules"]))
-        results.append({"board": evidence["board"], "rules": game.rules_name, "spec": evidence["rules"],
-                        "named": evidence["ruleset"] if evidence["ruleset"] != evidence["rules"] else None,
+        results.append({"board": evidence["board"], "rules": evidence["rules"], "spec": evidence["spec"],
+                        "named": evidence["ruleset"] if evidence["ruleset"] != evidence["spec"] else None,
                         "status": "proved", "summary": claim.summary, "proof": evidence["proof"]})
     covered = {result["rules"] for result in results}
     for run in weak_solve_status(store):

@@ -288,7 +288,8 @@ def first_player_claim(tables: SmallholderTables, board: str, ruleset: str) -> C
     evidence = {
         "board": board,
         "ruleset": game.rules.name,
-        "rules": game.rules.spec,
+        "rules": game.rules_name,
+        "spec": game.rules.spec,
         "start": outcome_json(answer.outcome, BLACK),
         "first_moves_for": BLACK,
         "first_moves": first_moves,
@@ -323,7 +324,8 @@ def proved_first_player_claim(report: CheckReport, proof: str) -> Claim:
     evidence: dict[str, Any] = {
         "board": report.board,
         "ruleset": game.rules.name,
-        "rules": game.rules.spec,
+        "rules": game.rules_name,
+        "spec": game.rules.spec,
         "method": "weak solution: the strategy of a proof-number search whose leaves are exact searches, "
                   "checked by 'tablebase check --proof' (every row by the rules engine, every leaf re-solved "
                   "exactly by another method)",
@@ -380,7 +382,7 @@ def confirmed_claim(table: Claim, proved: Claim) -> Claim:
     if proved_start["at_most_plies"] is not None and start["remoteness"] > proved_start["at_most_plies"]:
         raise ValueError(f"the tables and the proof disagree on {table.id}: the start's remoteness is "
                          f"{start['remoteness']} by the tables, the proof wins in {proved_start['at_most_plies']}")
-    weak = {key: value for key, value in proved.evidence.items() if key not in ("board", "ruleset", "rules")}
+    weak = {key: value for key, value in proved.evidence.items() if key not in ("board", "ruleset", "rules", "spec")}
     return replace(table, evidence={**table.evidence, "weak_solution": weak},
                    summary=f"{table.summary}; a checked weak solution agrees ({proved.evidence['proof']['rows']:,} "
                            f"positions)")

@@ -92,8 +92,13 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
     boards = boards or (ATLAS_BOARD,)
     if len(set(boards)) < len(boards):
         raise click.UsageError(f"a --board is given twice: {', '.join(boards)}")
+    # the outputs are checked before the work (20 minutes on hex3), not after it
     if markdown:
-        check_writable(markdown)  # before the work (an hour on hex3), not after it
+        check_writable(markdown)
+    if svg:
+        for board in boards:
+            for picture in _picture_paths(svg, board, len(boards) > 1):
+                check_writable(picture)
     sections = []
     weak = None
     with open_store(db_path, create=not stored_only) as store:

@@ -60,7 +60,7 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
     partly) and the evidence: values and remoteness from the tables, and exhaustive
     strategy checks with a shortest counterexample line when a strategy fails. Tables
     that are missing are solved first with --solve (about a minute for Sparro, seconds
-    for the Smallholder on limping2, about a minute per ruleset on hex3); without it a
+    for the Smallholder on limping2, about 20 s per ruleset on hex3); without it a
     file that lacks some says which and how long solving them takes, and exits with
     status 1.
 

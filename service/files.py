@@ -12,7 +12,13 @@ another machine sharing the folder) is writing keeps its lock and is left alone 
 pid in the name, which another process may reuse or which means nothing in another pid
 namespace; the same reasoning as the solve lock, `TablebaseStore.solve_lock`). A folder
 younger than `NEW_FOLDER_SECONDS` is left alone too: its writer may not have taken the
-lock yet. Where the file system has no locks, nothing is removed.
+lock yet, and so is one without the lock file (a user's folder named alike). Where the
+file system has no locks, nothing is removed.
+
+An output that must not replace an existing file is linked into place (which fails if the
+name appeared meanwhile), not renamed over it. An output that is a device or a FIFO
+(/dev/null, /dev/stdout) is written into as it is; a symbolic link's target is written;
+and no output ever replaces a tablebase file (`check_writable`).
 """
 
 from __future__ import annotations
@@ -22,13 +28,14 @@ import glob
 import gzip
 import os
 import shutil
+import stat
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, TypeVar
 
-from tablebase.db.store import StoreError, TablebaseStore
+from tablebase.db.store import SQLITE_HEADER, StoreError, TablebaseStore
 
 __all__ = ["TablebaseStore", "check_writable", "copy_store", "open_store", "replacing", "write_text"]
 
@@ -51,16 +58,44 @@ def open_store(path: str | Path, create: bool = False, readonly: bool = False) -
     return TablebaseStore(path, create=create, readonly=readonly)
 
 
-def check_writable(path: str | Path, replace: bool = True) -> Path:
-    """``path`` as a Path when a file can be written there (checked before long work, so
-    a typo in an output name is not found hours later); a StoreError of one line naming
-    the path when it is a directory, its folder does not exist or is not writable, or,
-    unless ``replace``, when it exists."""
-    target = Path(path)
+def _is_special(target: Path) -> bool:
+    """Whether ``target`` exists and is no regular file (a device such as /dev/null or
+    /dev/stdout's terminal, a FIFO, a socket): written into, never renamed over."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _is_tablebase(target: Path) -> bool:
+    """Whether ``target`` is an existing file that starts as an SQLite database does."""
+    try:
+        with open(target, "rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def check_writable(path: str | Path, replace: bool = True, tablebase: bool = False) -> Path:
+    """The file to write for the output ``path`` (a symbolic link is followed: its
+    target is written), checked before long work, so a typo in an output name is not
+    found hours later; a StoreError of one line naming the path when it is a directory,
+    its folder does not exist or is not writable, unless ``replace`` when it exists, and
+    unless ``tablebase`` (a copy of a tablebase file) when it is a tablebase file: a
+    report or a picture never takes the place of a database (the --db itself, say)."""
+    if str(path) == "":
+        raise StoreError("cannot write '': the output has no name")
+    if _is_special(Path(path)):
+        return Path(path)  # written into where it is (/dev/stdout's link too): no folder to check
+    target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
     if target.is_dir():
-        raise StoreError(f"cannot write {str(target)!r}: it is a directory")
+        raise StoreError(f"cannot write {str(path)!r}: it is a directory")
     if not replace and (target.exists() or target.is_symlink()):
-        raise StoreError(f"cannot write {str(target)!r}: it exists", FORCE_ADVICE)
+        raise StoreError(f"cannot write {str(path)!r}: it exists", FORCE_ADVICE)
+    if not tablebase and target.is_file() and _is_tablebase(target):
+        raise StoreError(f"cannot write {str(path)!r}: it is a tablebase file, which an output never replaces; "
+                         f"give another name")
     if not target.parent.is_dir():
         raise StoreError(f"cannot write {str(target)!r}: the folder {str(target.parent)!r} does not exist")
     if not os.access(target.parent, os.W_OK | os.X_OK):
@@ -89,7 +124,9 @@ def _remove_killed_writes(target: Path) -> None:
         try:
             if folder.is_symlink() or not folder.is_dir() or time.time() - folder.stat().st_mtime < NEW_FOLDER_SECONDS:
                 continue
-            with open(folder / LOCK_NAME, "ab") as handle:
+            # only a folder this module made (it holds the lock file from the first
+            # instant its writer has it) is ever removed: never one a user named alike
+            with open(os.open(folder / LOCK_NAME, os.O_RDWR), "r+b") as handle:
                 if _lock(handle, wait=False):  # nobody writes there: removed under the lock
                     shutil.rmtree(folder, ignore_errors=True)
         except OSError:
@@ -117,17 +154,38 @@ def _work_folder(target: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def _written(work: Path, target: Path) -> Iterator[BinaryIO]:
+def _packed(plain: BinaryIO, name: str) -> Iterator[BinaryIO]:
+    """``plain`` itself, or gzip into it when ``name`` ends in ``.gz`` (the header names
+    the plain file and no time, so the same bytes in give the same file)."""
+    if name.endswith(".gz"):
+        with gzip.GzipFile(name.removesuffix(".gz"), "wb", 9, plain, mtime=0) as packed:
+            yield packed  # type: ignore[misc]
+    else:
+        yield plain
+
+
+@contextmanager
+def _written(work: Path, target: Path, replace: bool = True) -> Iterator[BinaryIO]:
     """A binary file in ``work`` renamed over ``target`` when the block ends without an
-    error (gzip when the name ends in ``.gz``)."""
+    error (gzip when the name ends in ``.gz``). Unless ``replace``, a ``target`` that
+    appeared meanwhile (another writer's) is not replaced: the file is linked in place,
+    which fails if the name exists."""
     written = work / target.name
-    with open(written, "wb") as plain:  # the mode of an ordinary new file
-        if target.name.endswith(".gz"):
-            with gzip.GzipFile(target.name.removesuffix(".gz"), "wb", 9, plain, mtime=0) as packed:
-                yield packed  # type: ignore[misc]
-        else:
-            yield plain
-    os.replace(written, target)
+    with open(written, "wb") as plain, _packed(plain, target.name) as handle:  # the mode of an ordinary new file
+        yield handle
+    if replace:
+        os.replace(written, target)
+        return
+    try:
+        os.link(written, target)
+    except FileExistsError:
+        raise StoreError(f"cannot write {str(target)!r}: it exists (written meanwhile by another process)",
+                         FORCE_ADVICE) from None
+    except OSError:  # a file system without hard links: the check just before is the best there is
+        if target.exists():
+            raise StoreError(f"cannot write {str(target)!r}: it exists (written meanwhile by another process)",
+                             FORCE_ADVICE) from None
+        os.replace(written, target)
 
 
 @contextmanager
@@ -137,10 +195,15 @@ def replacing(path: str | Path, replace: bool = True) -> Iterator[BinaryIO]:
     over it: see the module doc). Unless ``replace``, an existing ``path`` is refused. A
     name ending in ``.gz`` is compressed with gzip whose header names the plain file and
     no time, so the same bytes in give the same file. Errors writing are StoreErrors of
-    one line naming ``path``."""
+    one line naming ``path``. A device or FIFO (/dev/null, /dev/stdout) is written into
+    as it is, and a symbolic link's target is written (`check_writable`)."""
     target = check_writable(path, replace)
     try:
-        with _work_folder(target) as work, _written(work, target) as handle:
+        if _is_special(target):
+            with open(target, "wb") as plain, _packed(plain, target.name) as handle:
+                yield handle
+            return
+        with _work_folder(target) as work, _written(work, target, replace) as handle:
             yield handle
     except OSError as exc:
         raise _cannot_write(target, exc) from None
@@ -168,18 +231,24 @@ def copy_store(path: str | Path, output: str | Path,
     source, target = Path(path), Path(output)
     if target.exists() and source.exists() and target.resolve() == source.resolve():
         raise StoreError(f"cannot copy {str(source)!r} onto itself")
-    check_writable(target, replace)
+    target = check_writable(target, replace, tablebase=True)
+    special = _is_special(target)
     with TablebaseStore(source, readonly=True) as store:
         try:
-            with _work_folder(target) as work:
+            # the snapshot of a copy written into a device or FIFO is made in the temporary folder
+            with _work_folder(Path(tempfile.gettempdir()) / target.name if special else target) as work:
                 snapshot = work / "copy.sqlite"
                 store.backup_to(snapshot)
                 found = None
                 if inspect is not None:
                     with TablebaseStore(snapshot, readonly=True) as copy:
                         found = inspect(copy)
-                with snapshot.open("rb") as plain, _written(work, target) as written:
-                    shutil.copyfileobj(plain, written, 1 << 20)
+                if special:
+                    with snapshot.open("rb") as plain, open(target, "wb") as out, _packed(out, target.name) as written:
+                        shutil.copyfileobj(plain, written, 1 << 20)
+                else:
+                    with snapshot.open("rb") as plain, _written(work, target, replace) as written:
+                        shutil.copyfileobj(plain, written, 1 << 20)
         except OSError as exc:
             raise _cannot_write(target, exc) from None
-    return target.stat().st_size, found
+    return (0 if special else target.stat().st_size), found

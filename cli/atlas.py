@@ -199,6 +199,8 @@ def compare_smallholder_command(position: str | None, board: str, specs: tuple[s
     if len(specs) < 2:
         raise click.UsageError("compare needs at least two --rules to put side by side")
     rules = [rules_of(None, spec) for spec in specs]
+    if len({r.spec for r in rules}) < len(rules):
+        raise click.UsageError("the same combination is given twice: " + ", ".join(r.spec for r in rules))
     if not solve:
         refuse_unasked_solve(db_path, "compare smallholder",
                              [(SMALLHOLDER, game_of(board, r)) for r in rules])

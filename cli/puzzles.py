@@ -60,6 +60,12 @@ def puzzles() -> None:
     """
 
 
+def _check_depths(min_depth: int | None, max_depth: int | None) -> None:
+    """A usage error when the depth range is empty (--min-depth above --max-depth)."""
+    if min_depth is not None and max_depth is not None and min_depth > max_depth:
+        raise click.UsageError(f"--min-depth {min_depth} is more than --max-depth {max_depth}")
+
+
 @puzzles.command("generate", epilog="""\b
 Example:
     tablebase puzzles generate sparro --count 20 --min-depth 5 --seed 7 --solve
@@ -114,8 +120,7 @@ def generate_command(game: str, variant: str, ruleset: str, board: str, count: i
     budget, so candidates are the later positions of each game. Progress (games played,
     candidates searched, puzzles found) goes to stderr.
     """
-    if min_depth > max_depth:
-        raise click.UsageError(f"--min-depth {min_depth} is more than --max-depth {max_depth}")
+    _check_depths(min_depth, max_depth)
     options = _options(game, variant, ruleset, board)
     label = service.rules_label(game, **options)
     if not solve:
@@ -164,6 +169,7 @@ def list_command(game: str | None, rules: str | None, min_depth: int | None, max
     """List stored puzzles: id, game, rules, depth, grade, position (none: a note on
     stderr, nothing on stdout; when --rules names no rules, the note says how they are
     written: the Sparro variant, or the Smallholder ruleset@board such as nibbler@limping2)."""
+    _check_depths(min_depth, max_depth)
     with open_store(db_path) as store:
         found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
     if not found:
@@ -213,6 +219,7 @@ def export_command(game: str | None, rules: str | None, min_depth: int | None, m
                    grade: int | None, limit: int | None, fmt: str, output: str | None, db_path: str) -> None:
     """Export puzzles as tab-separated text (columns: id, game, rules, position,
     solution as cell indices, depth, grade) or as an HTML sheet with pictures."""
+    _check_depths(min_depth, max_depth)
     with open_store(db_path) as store:
         found = service.find(store, game, rules, min_depth, max_depth, grade, limit)
     text = service.export_tsv(found) if fmt == "tsv" else service.export_html(found)

@@ -229,7 +229,7 @@ def test_compare_a_position_and_bad_requests(atlas_db: Path) -> None:
                                                  "(see 'main compare smallholder --help')\n")  # CliRunner's program name
     twice = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--rules", "groups=must-create-if-one-live",
                 "--db", str(atlas_db))
-    assert twice.exit_code == 1 and "given twice" in twice.stderr
+    assert twice.exit_code == 2 and "given twice" in twice.stderr  # a usage error, as a --board twice is
     bad = run("compare", "smallholder", "--board", BOARD, "--rules", "nibbler", "--rules", "capture=never", "--db", str(atlas_db))
     assert bad.exit_code == 2 and bad.stderr.startswith("Error: Invalid value for '--rules': unknown capture option 'never'")
 

@@ -195,6 +195,10 @@ def test_a_bad_rules_value_exits_2(tmp_path: Path, command: list[str], option: s
 
 @pytest.mark.parametrize("args, words", [
     (["puzzles", "generate", "sparro", "--min-depth", "9", "--max-depth", "3"], "--min-depth 9 is more than --max-depth 3"),
+    (["puzzles", "list", "--min-depth", "9", "--max-depth", "3"], "--min-depth 9 is more than --max-depth 3"),
+    (["puzzles", "export", "--min-depth", "9", "--max-depth", "3"], "--min-depth 9 is more than --max-depth 3"),
+    (["compare", "smallholder", "--board", "limping2", "--rules", "nibbler", "--rules", "groups=must-create-if-one-live"],
+     "the same combination is given twice"),
     (["play", "sparro", "--as", "W"], "Invalid value for '--as': W is not a colour of sparro")])
 def test_contradictory_options_exit_2(tmp_path: Path, args: list[str], words: str) -> None:
     db = tmp_path / "x.sqlite"

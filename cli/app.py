@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import sys
 import time
 from importlib.metadata import version
@@ -305,9 +306,10 @@ def proof_pairs(proofs: tuple[str, ...], journals: tuple[str, ...]) -> tuple[tup
 
 def proof_arguments(pairs: tuple[tuple[str, str | None], ...]) -> list[str]:
     """The --proof/--journal options of `proof_pairs` as a command line gives them, each
-    proof followed by its journal (for the command a generated page names)."""
+    proof followed by its journal (for the command a generated page names), quoted for a
+    shell as every path a generated page names."""
     return [option for proof, journal in pairs
-            for option in [f"--proof {proof}"] + ([f"--journal {journal}"] if journal else [])]
+            for option in [f"--proof {shlex.quote(proof)}"] + ([f"--journal {shlex.quote(journal)}"] if journal else [])]
 
 
 solve_option = click.option("--solve", "solve", is_flag=True,

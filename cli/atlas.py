@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import click
@@ -130,8 +131,8 @@ def atlas_smallholder(boards: tuple[str, ...], stored_only: bool, db_path: str, 
                            f"not computed yet (run without --stored-only to compute them)", err=True)
     if markdown:
         command = " ".join(["tablebase atlas smallholder"] + [f"--board {b}" for b in boards]
-                           + (["--stored-only"] if stored_only else []) + [f"--markdown {markdown}"]
-                           + ([f"--svg {svg}"] if svg else []) + proof_arguments(weak_proofs))
+                           + (["--stored-only"] if stored_only else []) + [f"--markdown {shlex.quote(markdown)}"]
+                           + ([f"--svg {shlex.quote(svg)}"] if svg else []) + proof_arguments(weak_proofs))
         write_text(markdown, atlas_markdown(sections, command, weak, WEAK_BOARDS))
 
 

@@ -4,6 +4,7 @@ claims are `solver.fairness`, the workflow `service.verify`)."""
 from __future__ import annotations
 
 import json
+import shlex
 from contextlib import nullcontext
 
 import click
@@ -101,9 +102,9 @@ def verify(game: str, boards: tuple[str, ...], specs: tuple[str, ...], proofs: t
         claims = verify_claims(store, game, long_run_progress(silent), chosen, rules, weak, search=solve)
     if markdown:
         command = " ".join(["tablebase verify"] + ([] if game == "all" else [game])
-                           + [f"--board {b}" for b in boards] + [f"--rules {spec}" for spec in specs]
+                           + [f"--board {b}" for b in boards] + [f"--rules {shlex.quote(spec)}" for spec in specs]
                            + proof_arguments(weak)
-                           + [f"--markdown {markdown}"])
+                           + [f"--markdown {shlex.quote(markdown)}"])
         write_text(markdown, claims_markdown(claims, command))
     if as_json:
         for c in claims:

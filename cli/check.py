@@ -86,7 +86,8 @@ def check(db_path: str, sample: int, seed: int | None, search_budget: int, proof
     version is reported, never used); and on a random sample of positions per table,
     that each value follows from its children's (the retrograde invariant), is the same
     under every symmetry, and agrees with the independent search where the search
-    finishes within its budget.
+    finishes within its budget. Stored atlas rows are checked against their checksums
+    (a damaged one is named; the atlas computes it again).
 
     The file is opened read-only. A table still being solved is reported as incomplete
     (not a failure: nothing uses it); a table of a game this program cannot judge is

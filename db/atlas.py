@@ -65,6 +65,20 @@ class AtlasRows:
             "ORDER BY rules", [game, board, versions])
         return [self._decode(row) for row in found]
 
+    def check(self) -> tuple[int, list[tuple[str, StoreError]]]:
+        """How many rows are stored, and the board and error of each whose checksum or
+        JSON does not hold (every game, board and version)."""
+        if not self._exists():
+            return 0, []
+        found = self._sql(f"SELECT board, rules, row, checksum, seconds, computed FROM {TABLE}")
+        damaged = []
+        for board, *row in found:
+            try:
+                self._decode(tuple(row))
+            except StoreError as exc:
+                damaged.append((str(board), exc))
+        return len(found), damaged
+
     def save(self, game: str, board: str, rules: str, versions: str, row: dict[str, Any], seconds: float) -> None:
         """Store (or replace) one row, in one statement."""
         if not self._exists():
@@ -87,8 +101,8 @@ class AtlasRows:
             if not isinstance(row, dict):
                 raise ValueError("not a JSON object")
         except (TypeError, ValueError) as exc:
-            raise StoreError(f"the stored atlas row of {rules} in {str(self.path)!r} is damaged ({exc}); "
-                             f"delete it or solve into another --db") from None
+            raise StoreError(f"the stored atlas row of {rules} in {str(self.path)!r} is damaged ({exc})",
+                             "run the atlas without --stored-only to compute it again") from None
         return StoredRow(rules, row, float(seconds or 0.0), str(computed))
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from tablebase.db.atlas import AtlasRows
-from tablebase.db.store import TablebaseStore
+from tablebase.db.store import StoreError, TablebaseStore
 from tablebase.games.smallholder import Rules, all_rules, get_board
 from tablebase.games.sparro.rules import NAMED_VARIANTS
 from tablebase.service import smallholder, sparro
@@ -67,7 +67,14 @@ def smallholder_atlas(store: TablebaseStore, board: str, compute: bool = True, p
     task = f"atlas smallholder {board}"
 
     def stored(rules: Rules) -> dict[str, Any] | None:
-        found = rows_store.get(GAME, board, rules.spec, VERSIONS)
+        try:
+            found = rows_store.get(GAME, board, rules.spec, VERSIONS)
+        except StoreError as exc:
+            if not compute:
+                raise
+            # a damaged row is computed again (saving replaces it), never read
+            report(progress, task, f"{rules.name}: {exc.problem}: computing it again")
+            return None
         # a row of other keys was made by a program that meant something else by it
         return found.row if found is not None and tuple(found.row) == ROW_KEYS else None
 

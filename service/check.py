@@ -32,6 +32,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablebase.db.atlas import AtlasRows
 from tablebase.db.store import StoreError, TableInfo, TablebaseStore, table_checksum
 from tablebase.games.base import DRAW, NotationError
 from tablebase.service.description import GameDescription
@@ -102,21 +103,28 @@ class DatabaseReport:
     sample: int
     integrity: list[str]
     tables: list[TableReport]
+    atlas_rows: list[str] = field(default_factory=list)  # the damaged stored atlas rows
+    atlas_rows_checked: int = 0
 
     @property
     def failures(self) -> int:
-        return len(self.integrity) + sum(len(t.failures) for t in self.tables)
+        return len(self.integrity) + sum(len(t.failures) for t in self.tables) + len(self.atlas_rows)
 
     def as_json(self) -> dict[str, Any]:
         return {"db": self.path, "ok": self.failures == 0, "failures": self.failures, "seed": self.seed,
                 "sample": self.sample, "integrity": self.integrity or "ok",
-                "tables": [t.as_json() for t in self.tables]}
+                "tables": [t.as_json() for t in self.tables],
+                "atlas_rows": {"checked": self.atlas_rows_checked, "damaged": self.atlas_rows}}
 
     def text(self) -> str:
         lines = [f"check of {self.path!r} (sample of {self.sample} positions per table, seed {self.seed})",
                  "file: " + ("ok (SQLite integrity check)" if not self.integrity else
                              "FAILED SQLite integrity check: " + "; ".join(self.integrity))]
         lines += [t.text() for t in self.tables] or ["no tables stored"]
+        if self.atlas_rows_checked:
+            lines.append(f"atlas rows: {self.atlas_rows_checked:,} checked, " +
+                         ("all whole" if not self.atlas_rows else
+                          f"FAILED: {len(self.atlas_rows)} damaged: " + "; ".join(self.atlas_rows)))
         lines.append("result: " + (f"ok ({len(self.tables)} table(s))" if not self.failures
                                    else f"FAILED ({self.failures} problem(s))"))
         return "\n".join(lines)
@@ -144,7 +152,10 @@ def check_database(store: TablebaseStore, sample: int, seed: int, search_budget:
                                    search_budget, progress))
     from tablebase.service.search_results import check_results  # it builds on TableReport
     reports += check_results(store, sample, seed, progress=progress)
-    return DatabaseReport(str(store.path), seed, sample, integrity, reports)
+    rows_checked, damaged_rows = AtlasRows(store).check()
+    return DatabaseReport(str(store.path), seed, sample, integrity, reports,
+                          [f"{e.problem}; run 'tablebase atlas smallholder --board {board}' to compute it again"
+                           for board, e in damaged_rows], rows_checked)
 
 
 def check_table(store: TablebaseStore, info: TableInfo, sample: int, rng: random.Random,

@@ -388,3 +388,27 @@ def test_markdown_reports_checked_proofs(tmp_path: Path) -> None:
         small.write_text("\n".join(export_proof(store, BOARD, rules)) + "\n")
     other_board = run(*args, "--proof", str(small))
     assert other_board.exit_code == 1 and "a proof on limping2" in other_board.stderr, other_board.output
+
+
+def test_a_damaged_row_fails_check_and_is_computed_again(atlas_db: Path, tmp_path: Path) -> None:
+    """A stored row whose text no longer fits its checksum: check names it, --stored-only
+    refuses it, and the atlas computes it again (never reading the damaged figures)."""
+    path = tmp_path / "damaged.sqlite"
+    path.write_bytes(atlas_db.read_bytes())
+    nibbler = RULESETS["nibbler"].spec
+    with sqlite3.connect(path) as db:
+        changed = db.execute("UPDATE atlas_rows SET row = replace(row, '\"draws\": 0', '\"draws\": 5') "
+                             "WHERE rules = ?", [nibbler]).rowcount
+    assert changed == 1
+    checked = run("check", "--db", str(path), "--json")
+    assert checked.exit_code == 1
+    report = json.loads(checked.stdout)
+    assert report["atlas_rows"]["checked"] == 120 and len(report["atlas_rows"]["damaged"]) == 1
+    assert nibbler in report["atlas_rows"]["damaged"][0] and "compute it again" in report["atlas_rows"]["damaged"][0]
+    stored_only = run("atlas", "smallholder", "--board", BOARD, "--stored-only", "--db", str(path))
+    assert stored_only.exit_code == 1 and "is damaged" in stored_only.stderr
+    again = run("atlas", "smallholder", "--board", BOARD, "--db", str(path), "--json")
+    assert again.exit_code == 0, again.output
+    [row] = [json.loads(line) for line in again.stdout.splitlines() if json.loads(line)["spec"] == nibbler]
+    assert row == atlas_row(BOARD, RULESETS["nibbler"]) and row["draws"] == 0
+    assert json.loads(run("check", "--db", str(path), "--json").stdout)["atlas_rows"] == {"checked": 120, "damaged": []}

@@ -96,8 +96,21 @@ def generate_into(store: TablebaseStore, game: str, label: str, count: int, min_
 
 def find(store: TablebaseStore, game: str | None = None, rules: str | None = None, min_depth: int | None = None,
          max_depth: int | None = None, grade: int | None = None, limit: int | None = None) -> list[StoredPuzzle]:
-    """Stored puzzles matching every filter given."""
-    return PuzzleStore(store).find(game, rules, min_depth, max_depth, grade, limit)
+    """Stored puzzles matching every filter given; ``rules`` is read as the games read
+    rules (so a spelled-out spec finds the puzzles stored under its ruleset's label)."""
+    label = None if rules is None else _rules_label(game, rules) or rules  # unread: it matches nothing
+    return PuzzleStore(store).find(game, label, min_depth, max_depth, grade, limit)
+
+
+def _rules_label(game: str | None, rules: str) -> str | None:
+    """The label ``rules`` names for ``game`` (or the first game that reads it), or None
+    when no game reads it."""
+    for name in [game] if game else list(GAMES):
+        try:
+            return str(describe(name).rules(rules).rules_name)
+        except NotationError:
+            continue
+    return None
 
 
 def rules_filter_hint(game: str | None, rules: str | None) -> str | None:
@@ -106,14 +119,10 @@ def rules_filter_hint(game: str | None, rules: str | None) -> str | None:
     it is one (then nothing under those rules is stored)."""
     if rules is None:
         return None
-    for name in [game] if game else list(GAMES):
-        try:
-            describe(name).rules(rules)
-            return None
-        except NotationError:
-            continue
-    return (f"{rules!r} names no rules: Smallholder rules are written ruleset@board (e.g. nibbler@limping2), "
-            f"Sparro's as the variant")
+    if _rules_label(game, rules) is not None:
+        return None
+    return (f"{rules!r} names no {game + ' ' if game else ''}rules: Smallholder rules are written ruleset@board "
+            f"(e.g. nibbler@limping2), Sparro's as the variant")
 
 
 def get(store: TablebaseStore, puzzle_id: int) -> StoredPuzzle:

@@ -233,3 +233,18 @@ def test_play_marks_the_moves_that_change_the_value(puzzle_db: Path) -> None:
     result = run("play", "sparro", position, "--db", str(puzzle_db), input=f"{keeping.name}\nq\n")
     assert f"{keeping.name}: win in {keeping.outcome.remoteness}\n" in result.stdout
     assert "changed the value" not in result.stdout
+
+
+def test_a_rules_filter_is_read_as_the_games_read_rules(tmp_path: Path) -> None:
+    """A spelled-out spec (or one that amounts to a named ruleset) finds the puzzles stored
+    under the ruleset's label; a label of another game is said to name no rules of this one."""
+    db = ["--db", str(tmp_path / "p.sqlite")]
+    made = run("puzzles", "generate", "smallholder", "--board", "limping2", "--count", "2", "--solve", "-s", *db)
+    assert made.exit_code == 0, made.output
+    stored = run("puzzles", "list", "--rules", "nibbler@limping2", *db).stdout
+    assert stored.count("nibbler@limping2") == 2
+    for spelled in ("groups=must-create-if-one-live,adjacent=smallest-playable,territory=gap,capture=piecewise@limping2",
+                    "territory=gap@limping2"):
+        assert run("puzzles", "list", "--rules", spelled, *db).stdout == stored
+    other = run("puzzles", "list", "--rules", "standard", "--game", "smallholder", *db)
+    assert other.stdout == "" and "'standard' names no smallholder rules" in other.stderr

@@ -189,11 +189,11 @@ def _knows_nothing(keys: Sequence[int]) -> list[Outcome | Exception | None]:
 
 def rules_json(game: Game[P], pos: P, why: str) -> dict:
     """The probe answer of a position no table holds, from the rules alone (no table, no
-    search): the shape `probe --json` prints, with ``"source": "rules"``. A finished game's
-    value is the rules' (remoteness 0), and so is that of a position whose every move ends
-    the game; otherwise ``"value": "unknown"`` as in `unknown_json`, the moves that end the
-    game settled. One key more: ``"no_table"``, ``why`` no table answers (the one-line
-    message a table probe raised)."""
+    search): the shape `probe --json` prints, with ``"source": "rules"``. Only a finished
+    game has a value (the rules', remoteness 0); any other position, even one whose every
+    move ends the game, is ``"value": "unknown"`` as in `unknown_json`, with the moves that
+    end the game settled (first, best first) and ``at_least`` what they prove. One key more:
+    ``"no_table"``, ``why`` no table answers (the one-line message a table probe raised)."""
     answers = ProbeAnswers(lambda _: (game, pos), lambda _: _knows_nothing, answer_unknown=True, source="rules")
     return {**answers.one(game.format(pos)), "no_table": why}
 

@@ -964,3 +964,175 @@ def test_the_server_keeps_the_garbage_collector_quiet() -> None:
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+# -- exploratory-testing findings: best move, one move at a time, links, stale answers -------
+
+
+def test_a_position_whose_every_move_ends_the_game_is_unknown_without_a_table(client: Any) -> None:
+    """The docs and `rules_json` promised such a position its value from the rules; the
+    answer is "unknown", its moves settled and ``at_least`` what they prove: the docs say so
+    now, and the page has no text for the value that never comes."""
+    line, _ = played_out(HEX4_POSITION)
+    answer = client.get("/api/probe", params={"game": "smallholder", "position": HEX4_POSITION,
+                                              "after": " ".join(line[:-1])}).json()
+    assert answer["moves"] and all(m["value"] != "unknown" and m["remoteness"] == 1 for m in answer["moves"])
+    assert (answer["source"], answer["value"], answer["remoteness"]) == ("rules", "unknown", None)
+    assert answer["at_least"] == {"value": answer["moves"][0]["value"], "remoteness": 1}
+    root = Path(__file__).resolve().parent.parent
+    docs = " ".join((root / "docs" / "explorer.md").read_text().split())
+    assert "as has a position whose every move ends the game" not in docs
+    assert 'any other position is `"value": "unknown"`, even one whose every move ends the game' in docs
+    from tablebase.service.probing import rules_json
+    assert "even one whose every move ends the game" in " ".join((rules_json.__doc__ or "").split())
+    assert "every move ends the game" not in (root / "web" / "static" / "app.js").read_text()
+
+
+def canned_search(page: Any, server: str, answer: dict[str, Any]) -> None:
+    """Serve ``answer`` as the background search's, at once."""
+    canned = {"/api/search": {"job": "1", "status": "searching"},
+              "/api/search/1": {"job": "1", "status": "done", "answer": answer, "seconds": 30.0}}
+
+    def fulfil(route: Any) -> None:
+        path = route.request.url.split("?")[0].split(server, 1)[1]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(canned[path]))
+
+    page.route("**/api/search*", fulfil)
+    page.route("**/api/search/*", fulfil)
+
+
+@pytest.mark.parametrize("settled", [0, 1])
+def test_best_move_is_played_only_when_known_to_be_best(page: Any, server: str, settled: int) -> None:
+    """A search out of budget that settled none of the moves (or only one, a win: a bound,
+    not the value) has no best move: the button is disabled and Space plays nothing. It
+    played the first move listed."""
+    exact = cli_json("probe", "smallholder", HEX4_POSITION, "--search", "--json")
+    moves = [m if i < settled else {**m, "value": "unknown", "remoteness": None} for i, m in enumerate(exact["moves"])]
+    cut = {**exact, "value": "unknown", "remoteness": None, "pv": [], "moves": moves,
+           "at_least": None if not settled else {"value": moves[0]["value"], "remoteness": moves[0]["remoteness"]}}
+    canned_search(page, server, cut)
+    open_page(page, server, "/", game="smallholder", board="hex4", position=HEX4_POSITION)
+    page.wait_for_function("document.getElementById('search-status').textContent.startsWith('search: unknown')")
+    page.wait_for_function(f"document.querySelectorAll('#picture .legal.win').length === {settled}")
+    assert page.is_disabled("#best")
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press(" ")
+    page.wait_for_timeout(500)  # a move would have arrived by now
+    assert "moves=" not in page.url and page.query_selector_all("#played li") == []
+    assert page.input_value("#position") == HEX4_POSITION
+    # an exact answer has a best move: the button plays it
+    page.unroute("**/api/search*")
+    page.unroute("**/api/search/*")
+    canned_search(page, server, exact)
+    open_page(page, server, "/", game="smallholder", board="hex4", position=HEX4_POSITION)
+    page.wait_for_function("!document.getElementById('best').disabled")
+    after_click(page, "#best")
+    played = page.eval_on_selector_all("#played li", "items => items.map(i => i.textContent)")
+    assert played == [exact["moves"][0]["name"]]
+
+
+def test_a_cell_pressed_again_before_the_new_board_is_drawn_plays_nothing(page: Any, server: str) -> None:
+    """Enter pressed twice on a cell (or two quick clicks): the second press came after the
+    move's probe but before the new board was drawn, and played the old cell in the new
+    position, an "illegal move" error and a 400. The new board's picture is held back here
+    until both presses are in."""
+    open_page(page, server, "/", game="sparro", variant="standard")
+    held: list[Any] = []
+    page.route("**/api/svg*", lambda route: held.append(route))
+    failed: list[int] = []
+    page.on("response", lambda response: failed.append(response.status) if response.status >= 400 else None)
+    for press in ("Enter", "click"):
+        cell = '#picture .legal[data-move="0b1"]' if press == "Enter" else '#picture .legal[data-move="0c1"]'
+        page.focus(cell)
+        page.evaluate("document.body.dataset.ready = 'false'")
+        if press == "Enter":
+            page.keyboard.press("Enter")
+        else:
+            page.click(cell)
+        while not held:  # the move's probe is in, its board not yet
+            page.wait_for_timeout(10)
+        if press == "Enter":
+            page.keyboard.press("Enter")
+        else:
+            page.click(cell)
+        page.wait_for_timeout(300)  # a second move's probe would have been answered by now
+        held.pop().continue_()
+        wait_ready(page)
+        page.wait_for_timeout(200)
+        assert not held
+    assert page.eval_on_selector_all("#played li", "items => items.map(i => i.textContent)") == ["0b1", "0c1"]
+    assert page.is_hidden("#error") and failed == []
+
+
+def test_space_on_a_link_is_the_links_and_the_keyboard_keeps_the_board(page: Any, server: str) -> None:
+    """Space on a focused link (the header's "Puzzles") played the best move; a move played
+    from the keyboard left the focus on the page's body, the board lost."""
+    open_page(page, server, "/", game="sparro", variant="standard")
+    assert page.is_enabled("#best")
+    page.focus('nav a[href="/puzzles"]')
+    page.keyboard.press(" ")
+    page.wait_for_timeout(500)  # a move would have arrived by now
+    assert "moves=" not in page.url and page.query_selector_all("#played li") == []
+    page.focus('#picture .legal[data-move="0b1"]')
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.keyboard.press("Enter")
+    wait_ready(page)
+    assert page.evaluate("document.getElementById('picture').contains(document.activeElement)")
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.keyboard.press(" ")  # on the board, not a cell: the best move
+    wait_ready(page)
+    assert len(page.query_selector_all("#played li")) == 2
+    assert page.evaluate("document.getElementById('picture').contains(document.activeElement)")
+
+
+def test_only_the_latest_game_asked_for_is_shown(page: Any, server: str) -> None:
+    """Another game chosen, then the first again: the slower answer for the game left must
+    not replace the one chosen last."""
+    open_page(page, server, "/", game="sparro", variant="standard")
+    held: list[Any] = []
+    page.route("**/api/probe?game=smallholder*", lambda route: held.append(route))
+    page.select_option("#game", "smallholder")
+    while not held:
+        page.wait_for_timeout(10)
+    page.evaluate("document.body.dataset.ready = 'false'")
+    page.select_option("#game", "sparro")
+    wait_ready(page)
+    held.pop().continue_()
+    page.wait_for_timeout(500)
+    assert "game=sparro" in page.url and page.input_value("#position") == "............/......../...."
+    assert page.get_attribute("#picture", "data-position") == "............/......../...."
+
+
+def test_puzzle_answers_after_a_game_switch_are_dropped(page: Any, server: str, web_db: Path) -> None:
+    """The rules menu, the puzzle and the judgement of a move are the latest game's: a
+    slower answer for the game left (its rules, a move made in its puzzle) is dropped."""
+    listed = [json.loads(line) for line in cli("puzzles", "list", "--json", "--db", str(web_db)).stdout.splitlines()]
+    labels = {game: sorted({p["rules"] for p in listed if p["game"] == game}) for game in ("sparro", "smallholder")}
+    first = {game: next(p for p in listed if p["game"] == game) for game in ("sparro", "smallholder")}
+    open_page(page, server, "/puzzles")
+    held: list[Any] = []
+    page.route("**/api/puzzles?game=smallholder", lambda route: held.append(route))
+    page.select_option("#puzzle-game", "smallholder")
+    while not held:
+        page.wait_for_timeout(10)
+    page.select_option("#puzzle-game", "sparro")
+    page.wait_for_timeout(300)
+    held.pop().continue_()
+    page.wait_for_timeout(500)
+    offered = page.eval_on_selector_all("#puzzle-rules option", "os => os.map(o => o.value)")
+    assert sorted(offered[1:]) == labels["sparro"]
+    assert page.inner_text("#puzzle-title").startswith(f"Puzzle #{first['sparro']['id']} (sparro ")
+    page.unroute("**/api/puzzles?game=smallholder")
+    # a move in the sparro puzzle, judged after the game was switched
+    page.route("**/api/probe*", lambda route: held.append(route))
+    move = cli_json("moves", "sparro", first["sparro"]["position"], "--json")["moves"][0]["name"]
+    page.click(f'#picture .legal[data-move="{move}"]')
+    while not held:
+        page.wait_for_timeout(10)
+    page.select_option("#puzzle-game", "smallholder")
+    page.wait_for_function(f"document.getElementById('puzzle-title').textContent.startsWith("
+                           f"'Puzzle #{first['smallholder']['id']} (smallholder ')")
+    held.pop().continue_()
+    page.wait_for_timeout(500)
+    assert page.inner_text("#feedback") == "" and page.is_hidden("#retry")
+    assert page.get_attribute("#picture", "data-position") == first["smallholder"]["position"]

@@ -83,8 +83,16 @@ function centreOf(shape) {
  * ``moves``: [{cell, name, value, remoteness}] (value null: no colours); ``onPlay(move)``.
  */
 function drawBoard(container, svgText, moves, onPlay) {
+  // a board that had the focus (a cell played from the keyboard) keeps it: on the same
+  // cell if it is still legal, else on the board itself, never lost to the page's body
+  const focused = container.contains(document.activeElement) ? document.activeElement : null;
+  const focusedMove = focused && focused.dataset ? focused.dataset.move : undefined;
   container.innerHTML = svgText;
   const svg = container.querySelector("svg");
+  if (focused) {
+    container.setAttribute("tabindex", "-1");
+    container.focus({ preventScroll: true });
+  }
   if (!svg) return;
   svg.removeAttribute("width");
   svg.removeAttribute("height");
@@ -118,13 +126,14 @@ function drawBoard(container, svgText, moves, onPlay) {
       event.preventDefault();  // Space would scroll the page
       onPlay(move);
     });
+    if (focused && move.name === focusedMove) shape.focus({ preventScroll: true });
   }
 }
 
-/** Whether a key pressed on ``target`` is a control's own (a button, a menu, a text box,
- * a board cell): the page's shortcuts leave such keys alone. */
+/** Whether a key pressed on ``target`` is a control's own (a button, a link, a menu, a
+ * text box, a board cell): the page's shortcuts leave such keys alone. */
 function isControl(target) {
-  return Boolean(target.closest && target.closest("input, select, textarea, button, [role=button]"));
+  return Boolean(target.closest && target.closest("input, select, textarea, button, a[href], [role=button]"));
 }
 
 // -- the explorer ----------------------------------------------------------------------------
@@ -136,6 +145,7 @@ const explorer = {
   cursor: 0,
   searchJob: null,
   loading: 0,
+  started: 0,         // the number of the latest startGame: only its answer is applied
 };
 
 function rulesFromControls() {
@@ -214,6 +224,9 @@ async function loadFromUrl() {
 async function startGame(game, rules, position, moves = [], replace = false) {
   stopSearch();
   showError("");
+  // games started one after another (a menu changed twice) may be answered out of order:
+  // only the latest one's answer is applied, a slower earlier one is dropped
+  const asked = ++explorer.started;
   explorer.loading++;
   let started = false;
   try {
@@ -227,39 +240,47 @@ async function startGame(game, rules, position, moves = [], replace = false) {
         break;
       }
     }
+    if (asked !== explorer.started) return false;  // a later game was asked for meanwhile
     Object.assign(explorer, { game, rules, plies, cursor: plies.length - 1 });
     pushUrl(replace);
     if (failed) showError(failed);
     started = true;
   } catch (error) {
-    showError(error.message);
+    if (asked === explorer.started) showError(error.message);
+  }
+  try {
+    // (no move is played until the new board is drawn, as in play)
+    if (asked === explorer.started) await render();
   } finally {
     explorer.loading--;
   }
-  await render();
-  return started;
+  return started && asked === explorer.started;
 }
 
 async function play(move) {
-  // one move at a time: a second click (a double-click, a quick second cell) while a move
-  // or a game loads is ignored, so that the game never holds a move twice
+  // one move at a time: a second click or key (a double-click, Enter pressed twice, a
+  // quick second cell) while a move or a game loads is ignored, and so until the new
+  // board is drawn (the old board's cells would play their move in the new position), so
+  // that the game never holds a move twice
   if (explorer.loading) return;
   const here = explorer.plies[explorer.cursor];
   explorer.loading++;
   try {
-    const next = await loadPly(explorer.game, explorer.rules, here.position, move.name);
-    if (explorer.plies[explorer.cursor] !== here) return;  // the user went elsewhere meanwhile
-    explorer.plies = explorer.plies.slice(0, explorer.cursor + 1);
-    explorer.plies.push(next);
-    explorer.cursor++;
-    showError("");
-    pushUrl();
-  } catch (error) {
-    showError(error.message);
+    try {
+      const next = await loadPly(explorer.game, explorer.rules, here.position, move.name);
+      if (explorer.plies[explorer.cursor] !== here) return;  // the user went elsewhere meanwhile
+      explorer.plies = explorer.plies.slice(0, explorer.cursor + 1);
+      explorer.plies.push(next);
+      explorer.cursor++;
+      showError("");
+      pushUrl();
+    } catch (error) {
+      showError(error.message);
+    }
+    await render();
   } finally {
     explorer.loading--;
   }
-  await render();
 }
 
 function undo() {
@@ -270,9 +291,19 @@ function redo() {
   if (explorer.cursor < explorer.plies.length - 1) { explorer.cursor++; pushUrl(); render(); }
 }
 
+/** The move known to be best at ``ply``, or null: the first listed, when the position's
+ * value is known and that move is settled with that value. A search that ran out of its
+ * budget answers "unknown": its first move is only the best of those it settled (or any
+ * move, when it settled none), so there is no best move to play. */
+function bestMove(ply) {
+  if (!ply || !ply.probe || ply.probe.value === "unknown" || !ply.moves.length) return null;
+  const first = ply.moves[0];
+  return first.value === ply.probe.value ? first : null;
+}
+
 function playBest() {
-  const here = explorer.plies[explorer.cursor];
-  if (here && here.probe && here.moves.length) play(here.moves[0]);
+  const best = bestMove(explorer.plies[explorer.cursor]);
+  if (best) play(best);
 }
 
 function statusText(ply) {
@@ -282,7 +313,8 @@ function statusText(ply) {
     return value === "draw" ? "Game over: a draw" : `Game over: ${SIDE_NAMES[mover]} ${value === "win" ? "wins" : "loses"}`;
   }
   if (ply.probe) {
-    const by = { search: " (by search)", rules: " (by the rules: every move ends the game)" }[ply.probe.source] || "";
+    // (a position no table holds has a value from the rules only when the game is over)
+    const by = ply.probe.source === "search" ? " (by search)" : "";
     return `${SIDE_NAMES[ply.probe.to_move]} to move: ${valueText(ply.probe.value, ply.probe.remoteness)}${by}`;
   }
   return `No table holds this position (${ply.missing})`;
@@ -385,7 +417,7 @@ async function render() {
   $("status").textContent = statusText(ply);
   $("undo").disabled = explorer.cursor === 0;
   $("redo").disabled = explorer.cursor >= explorer.plies.length - 1;
-  $("best").disabled = !(ply.probe && ply.moves.length);
+  $("best").disabled = !bestMove(ply);
   $("pv").textContent = !ply.moves.length ? "(game over)"
     : ply.probe && ply.probe.pv && ply.probe.pv.length ? ply.probe.pv.join(" ") : "unknown";
   const body = $("moves").querySelector("tbody");
@@ -534,7 +566,13 @@ function markSolved(id) {
   localStorage.setItem(SOLVED_KEY, JSON.stringify([...ids]));
 }
 
-const trainer = { puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false, busy: false, listing: 0 };
+// ``listing``, ``ruling`` and ``shown`` number the latest puzzle list, rules menu and puzzle
+// asked for: an answer to an earlier request (a slower one, after the game was switched or
+// another puzzle opened) is dropped, never drawn over the latest one
+const trainer = {
+  puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false, busy: false,
+  listing: 0, ruling: 0, shown: 0,
+};
 
 function feedback(text, kind = "") {
   $("feedback").textContent = text;
@@ -570,6 +608,7 @@ async function listPuzzles() {
 
 /** No puzzle shown: an empty board, no title, task or feedback. */
 function clearPuzzle() {
+  trainer.shown++;
   Object.assign(trainer, { puzzle: null, rules: {}, position: null, moves: [], previous: [], hinted: false });
   for (const id of ["puzzle-title", "puzzle-task", "refutation"]) $(id).textContent = "";
   feedback("");
@@ -579,15 +618,21 @@ function clearPuzzle() {
   document.body.dataset.ready = "true";
 }
 
+/** Fill the rules menu with the game's puzzles' rules; false if a later call overtook it. */
 async function fillPuzzleRules() {
+  const asked = ++trainer.ruling;
   const all = await api("/api/puzzles", { game: $("puzzle-game").value });
+  if (asked !== trainer.ruling) return false;
   const labels = all.ok ? [...new Set(all.data.map((p) => p.rules))] : [];
   fillSelect($("puzzle-rules"), ["", ...labels], "");
   $("puzzle-rules").options[0].textContent = "any";
+  return true;
 }
 
 async function openPuzzle(id) {
+  const asked = ++trainer.shown;
   const found = await api(`/api/puzzles/${id}`);
+  if (asked !== trainer.shown) return;  // another puzzle (or none) was asked for meanwhile
   if (!found.ok) { showError(found.data.error); return; }
   const puzzle = found.data;
   Object.assign(trainer, { puzzle, rules: rulesFromLabel(puzzle.game, puzzle.rules), previous: [], hinted: false });
@@ -595,24 +640,30 @@ async function openPuzzle(id) {
   feedback("");
   $("refutation").textContent = "";
   $("retry").hidden = true;
-  await showPuzzlePosition(puzzle.position, puzzle.depth);
+  if (!(await showPuzzlePosition(puzzle.position, puzzle.depth, asked))) return;
   // the title once the board is drawn: never the new title over the old board
   $("puzzle-title").textContent = `Puzzle #${puzzle.id} (${puzzle.game} ${puzzle.rules}, grade ${puzzle.grade})`;
   const mover = trainer.moves.length ? trainer.toMove : "";
   $("puzzle-task").textContent = `${SIDE_NAMES[mover] || ""} to move and win within ${puzzle.depth} plies.`;
 }
 
-async function showPuzzlePosition(position, pliesLeft) {
-  const answer = await api("/api/moves", { game: trainer.puzzle.game, ...trainer.rules, position });
-  if (!answer.ok) { showError(answer.data.error); return; }
+/** Show ``position`` of the puzzle shown; false if another puzzle was asked for meanwhile
+ * (``asked``: the puzzle's number in ``trainer.shown``) or the position was refused. */
+async function showPuzzlePosition(position, pliesLeft, asked) {
+  const { puzzle, rules } = trainer;
+  const answer = await api("/api/moves", { game: puzzle.game, ...rules, position });
+  if (asked !== trainer.shown) return false;
+  if (!answer.ok) { showError(answer.data.error); return false; }
+  const picture = await api("/api/svg", { game: puzzle.game, ...rules, position: answer.data.position });
+  if (asked !== trainer.shown) return false;
   trainer.position = answer.data.position;
   trainer.toMove = answer.data.to_move;
   trainer.moves = answer.data.moves;
   trainer.pliesLeft = pliesLeft;
-  const picture = await api("/api/svg", { game: trainer.puzzle.game, ...trainer.rules, position: trainer.position });
   drawBoard($("picture"), picture.data, trainer.moves.map((m) => ({ ...m, value: null })), puzzleMove);
   $("picture").dataset.position = trainer.position;
   document.body.dataset.ready = "true";
+  return true;
 }
 
 async function puzzleMove(move) {
@@ -630,9 +681,11 @@ async function puzzleMove(move) {
 async function judgePuzzleMove(move) {
   if ($("retry").hidden === false) return;  // read the refutation, then retry
   const { puzzle } = trainer;
+  const asked = trainer.shown;  // the puzzle the move was made in: a later one drops the answer
   const expected = puzzle.tree[trainer.position];
   const probeArgs = { game: puzzle.game, ...trainer.rules, position: trainer.position, after: move.name };
   const after = await api("/api/probe", probeArgs);
+  if (asked !== trainer.shown) return;
   if (!after.ok) { showError(after.data.error); return; }
   if (move.cell !== expected) {
     const reply = after.data;  // the opponent to move: its value and best line
@@ -649,14 +702,15 @@ async function judgePuzzleMove(move) {
     markSolved(puzzle.id);
     $("solved-count").textContent = solvedIds().size;
     for (const item of $("puzzle-list").children) if (Number(item.dataset.id) === puzzle.id) item.classList.add("solved");
-    await showPuzzlePosition(after.data.position, 0);
+    await showPuzzlePosition(after.data.position, 0, asked);
     return;
   }
   const defence = after.data.moves[0];  // the slowest loss: the best defence
   feedback(`Right: ${move.name}. The opponent answers ${defence.name}.`, "right");
   const answered = await api("/api/moves", { game: puzzle.game, ...trainer.rules, position: after.data.position, after: defence.name });
+  if (asked !== trainer.shown) return;
   if (!answered.ok) { showError(answered.data.error); return; }
-  await showPuzzlePosition(answered.data.position, trainer.pliesLeft - 2);
+  if (!(await showPuzzlePosition(answered.data.position, trainer.pliesLeft - 2, asked))) return;
   if (!trainer.moves.length) feedback(`The opponent's ${defence.name} ends the game.`, "wrong");
 }
 
@@ -678,7 +732,7 @@ function hint() {
 
 async function initPuzzles() {
   await loadGames();
-  $("puzzle-game").addEventListener("change", async () => { await fillPuzzleRules(); listPuzzles(); });
+  $("puzzle-game").addEventListener("change", async () => { if (await fillPuzzleRules()) listPuzzles(); });
   $("puzzle-rules").addEventListener("change", listPuzzles);
   $("puzzle-grade").addEventListener("change", listPuzzles);
   $("retry").addEventListener("click", retryPuzzle);

@@ -744,15 +744,7 @@ def test_a_search_out_of_budget_says_what_its_settled_moves_prove(page: Any, ser
     cut = {**exact, "value": "unknown", "remoteness": None, "pv": [],
            "moves": [best] + [{**m, "value": "unknown", "remoteness": None} for m in exact["moves"][1:]],
            "at_least": {"value": best["value"], "remoteness": best["remoteness"]}}
-    canned = {"/api/search": {"job": "1", "status": "searching"},
-              "/api/search/1": {"job": "1", "status": "done", "answer": cut, "seconds": 30.0}}
-
-    def answer(route: Any) -> None:
-        path = route.request.url.split("?")[0].split(server, 1)[1]
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(canned[path]))
-
-    page.route("**/api/search*", answer)
-    page.route("**/api/search/*", answer)
+    canned_search(page, server, cut)
     open_page(page, server, "/", game="smallholder", board="hex4", position=HEX4_POSITION)
     page.wait_for_function("document.getElementById('search-status').textContent.startsWith('search:')")
     assert page.inner_text("#search-status") == (

@@ -22,6 +22,7 @@ import click
 
 from tablebase.service.errors import USER_ERRORS, NotationError, UnreachablePositionError
 from tablebase.service.progress import Progress, ProgressEvent
+from tablebase.service.puzzles import DEPTH_FILTER_RANGE
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -401,7 +402,7 @@ def progress_printer(silent: bool) -> Progress | None:
 #: finish, so that a huge number is a usage error, never an overflow deep inside.
 ID_RANGE = Whole(1, 2**63 - 1)
 SEED_RANGE = Whole(0, 2**63 - 1)
-DEPTH_RANGE = Whole(0, 1000)
+DEPTH_RANGE = Whole(*DEPTH_FILTER_RANGE)
 BUDGET_RANGE = Whole(1, 10**12)
 #: What the --budget help of a Smallholder exact search adds: the search looks at its node
 #: budget only every 4,096 positions (with the clock: `CLOCK_EVERY + 1` of

@@ -19,6 +19,9 @@ from tablebase.solver.puzzles import generate
 #: The limits a puzzle listing takes (`puzzles list --limit`, the explorer's ``limit``):
 #: at least one puzzle, at most a billion.
 LIMIT_RANGE = (1, 10**9)
+#: The depths a puzzle listing filters by (`puzzles list --min-depth/--max-depth`, the
+#: explorer's ``min_depth``/``max_depth``).
+DEPTH_FILTER_RANGE = (0, 1000)
 
 TSV_COLUMNS = ("id", "game", "rules", "position", "solution", "depth", "grade")
 

@@ -167,6 +167,23 @@ def test_a_puzzle_limit_the_cli_refuses_is_a_400(client: Any, web_db: Path, text
     assert line.startswith(f"Invalid value for '--limit': {text} is not in the range 1<=x<=1000000000")
 
 
+@pytest.mark.parametrize("name", ["min_depth", "max_depth"])
+def test_a_puzzle_depth_the_cli_refuses_is_a_400(client: Any, web_db: Path, name: str) -> None:
+    """The depths `puzzles list --min-depth/--max-depth` take (0 to 1000), no others:
+    min_depth=1001 listed nothing and max_depth=1001 everything."""
+    answer = client.get("/api/puzzles", params={name: "1001"})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": f"{name} must be a whole number from 0 to 1000: '1001'"}
+    option = "--" + name.replace("_", "-")
+    assert cli_error("puzzles", "list", option, "1001", "--db", str(web_db)).startswith(
+        f"Invalid value for '{option}': 1001 is not in the range 0<=x<=1000")
+
+
+def test_an_empty_depth_range_is_a_400(client: Any) -> None:
+    answer = client.get("/api/puzzles", params={"min_depth": "9", "max_depth": "3"})
+    assert answer.status_code == 400 and answer.json() == {"error": "min_depth 9 is more than max_depth 3"}
+
+
 def test_huge_puzzle_filters_mean_what_they_say(web_db: Path) -> None:
     """In Python too, numbers beyond SQLite's 64-bit integers select as the numbers
     themselves do (they were an OverflowError)."""

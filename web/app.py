@@ -38,7 +38,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from tablebase.service.progress import Progress
-from tablebase.service.puzzles import LIMIT_RANGE
+from tablebase.service.puzzles import DEPTH_FILTER_RANGE, LIMIT_RANGE
 from tablebase.service.verify import Claim, proof_claims
 from tablebase.web.backend import USER_ERRORS, BadRequest, Explorer, error_line, is_whole_number
 from tablebase.web.jobs import SearchJobs
@@ -145,9 +145,13 @@ def create_app(db_path: str | Path, proved: tuple[Claim, ...] = ()) -> Starlette
     def puzzles(request: Request) -> Any:
         params = request.query_params
         _only_known_parameters(request, PUZZLE_FILTERS)
+        shallowest = _int_parameter(request, "min_depth", DEPTH_FILTER_RANGE)
+        deepest = _int_parameter(request, "max_depth", DEPTH_FILTER_RANGE)
+        if shallowest is not None and deepest is not None and shallowest > deepest:
+            raise BadRequest(f"min_depth {shallowest} is more than max_depth {deepest}")
         return explorer.puzzles(params.get("game"), params.get("rules"),
                                 _int_parameter(request, "grade"), _int_parameter(request, "limit", LIMIT_RANGE),
-                                _int_parameter(request, "min_depth"), _int_parameter(request, "max_depth"))
+                                shallowest, deepest)
 
     def puzzle(request: Request) -> Any:
         text = request.path_params["puzzle_id"]

@@ -16,7 +16,7 @@ from tablebase.cli.smallholder import BOARD, RULES
 from tablebase.render.atlas import (
     BoardAtlas, atlas_markdown, atlas_text, compare_text, game_lengths_svg, option_grid_svg, start_text)
 from tablebase.service.atlas import (
-    WEAK_BOARDS, compare_smallholder, smallholder_atlas, sparro_atlas, weak_first_player_results)
+    WEAK_BOARDS, compare_smallholder, compared_rules_problem, smallholder_atlas, sparro_atlas, weak_first_player_results)
 from tablebase.service.files import check_writable, open_store, write_text
 from tablebase.service.smallholder import DESCRIPTION as SMALLHOLDER, game_of, rules_of
 from tablebase.service.tables import refuse_unasked_solve
@@ -197,11 +197,10 @@ def compare_smallholder_command(position: str | None, board: str, specs: tuple[s
     command's JSON has it (nibbler@limping2), "spec" the combination as --rules takes
     it, and "values" map each label to {"value", "remoteness"} (null: not legal).
     """
-    if len(specs) < 2:
-        raise click.UsageError("compare needs at least two --rules to put side by side")
     rules = [rules_of(None, spec) for spec in specs]
-    if len({r.spec for r in rules}) < len(rules):
-        raise click.UsageError("the same combination is given twice: " + ", ".join(r.spec for r in rules))
+    problem = compared_rules_problem(rules)
+    if problem:  # an option problem, found before any file is read
+        raise click.UsageError(problem)
     if not solve:
         refuse_unasked_solve(db_path, "compare smallholder",
                              [(SMALLHOLDER, game_of(board, r)) for r in rules])

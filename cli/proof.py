@@ -138,7 +138,7 @@ def copy(output: str, db_path: str, as_json: bool, force: bool) -> None:
     solve) writes to it: the way to keep a run that outlasts the machine. A name ending
     in .gz is compressed (gzip; the same file gives the same bytes). An existing OUTPUT
     is refused unless --force is given, and then replaced whole or not at all. The copy
-    is made in a hidden folder beside OUTPUT ('.OUTPUT.XXXXXXXX.tmp'), removed at the end;
+    is made in a hidden folder beside OUTPUT ('.OUTPUT.<8 random characters>.tmp'), removed at the end;
     one left by a copy that was killed is removed by the next copy to OUTPUT (never one a
     copy still running is using). Prints where the copy's weak solves stand, as 'proof
     status' does (with --json: {"output", "bytes", "runs": [as 'proof status --json']})."""

@@ -124,16 +124,25 @@ def sparro_atlas(store: TablebaseStore, variants: Sequence[str] = NAMED_VARIANTS
     return rows
 
 
+def compared_rules_problem(rules_list: Sequence[Rules]) -> str | None:
+    """What is wrong with ``rules_list`` as combinations to compare (fewer than two, or
+    one given twice), or None."""
+    if len(rules_list) < 2:
+        return "compare needs at least two --rules to put side by side"
+    if len({r.spec for r in rules_list}) < len(rules_list):
+        return "the same combination is given twice: " + ", ".join(r.spec for r in rules_list)
+    return None
+
+
 def compare_smallholder(store: TablebaseStore, board: str, rules_list: Sequence[Rules], position: str | None = None,
                         progress: Progress | None = None) -> dict[str, Any]:
     """The chosen combinations side by side on ``board`` (tables solved into ``store``
     when missing): per combination its table's totals, and ``position`` (default the
     empty board) probed under each, with the moves whose values differ."""
     _check_board(board, "compare")
-    if len(rules_list) < 2:
-        raise ServiceError("compare needs at least two --rules to put side by side")
-    if len({r.spec for r in rules_list}) < len(rules_list):
-        raise ServiceError("the same combination is given twice: " + ", ".join(r.spec for r in rules_list))
+    problem = compared_rules_problem(rules_list)
+    if problem:
+        raise ServiceError(problem)
     tables = []
     answers = []
     for rules in rules_list:

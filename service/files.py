@@ -1,7 +1,7 @@
 """Opening tablebase files, and writing the files a command was asked for, for the
 interfaces (which do not import db/ themselves).
 
-An output is written in a hidden work folder beside it, ``.NAME.XXXXXXXX.tmp`` (NAME the
+An output is written in a hidden work folder beside it, ``.NAME.<8 random characters>.tmp`` (NAME the
 output's name), and renamed over it only once whole; the folder is then removed. A
 process killed meanwhile leaves its folder behind, so each write to NAME first removes
 the folders of earlier writes to NAME whose writer is gone. What tells them apart is an
@@ -31,7 +31,7 @@ import shutil
 import stat
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, TypeVar
 
@@ -165,11 +165,16 @@ def _packed(plain: BinaryIO, name: str) -> Iterator[BinaryIO]:
 
 
 @contextmanager
-def _written(work: Path, target: Path, replace: bool = True) -> Iterator[BinaryIO]:
+def _written(work: Path | None, target: Path, replace: bool = True) -> Iterator[BinaryIO]:
     """A binary file in ``work`` renamed over ``target`` when the block ends without an
-    error (gzip when the name ends in ``.gz``). Unless ``replace``, a ``target`` that
-    appeared meanwhile (another writer's) is not replaced: the file is linked in place,
-    which fails if the name exists."""
+    error (gzip when the name ends in ``.gz``); with no ``work`` (a device or FIFO
+    ``target``), ``target`` itself. Unless ``replace``, a ``target`` that appeared
+    meanwhile (another writer's) is not replaced: the file is linked in place, which
+    fails if the name exists."""
+    if work is None:
+        with open(target, "wb") as plain, _packed(plain, target.name) as handle:
+            yield handle
+        return
     written = work / target.name
     with open(written, "wb") as plain, _packed(plain, target.name) as handle:  # the mode of an ordinary new file
         yield handle
@@ -178,14 +183,16 @@ def _written(work: Path, target: Path, replace: bool = True) -> Iterator[BinaryI
         return
     try:
         os.link(written, target)
+        linked = True
     except FileExistsError:
-        raise StoreError(f"cannot write {str(target)!r}: it exists (written meanwhile by another process)",
-                         FORCE_ADVICE) from None
+        linked = False
     except OSError:  # a file system without hard links: the check just before is the best there is
-        if target.exists():
-            raise StoreError(f"cannot write {str(target)!r}: it exists (written meanwhile by another process)",
-                             FORCE_ADVICE) from None
-        os.replace(written, target)
+        linked = not target.exists()
+        if linked:
+            os.replace(written, target)
+    if not linked:
+        raise StoreError(f"cannot write {str(target)!r}: it exists (written meanwhile by another process)",
+                         FORCE_ADVICE)
 
 
 @contextmanager
@@ -199,11 +206,9 @@ def replacing(path: str | Path, replace: bool = True) -> Iterator[BinaryIO]:
     as it is, and a symbolic link's target is written (`check_writable`)."""
     target = check_writable(path, replace)
     try:
-        if _is_special(target):
-            with open(target, "wb") as plain, _packed(plain, target.name) as handle:
-                yield handle
-            return
-        with _work_folder(target) as work, _written(work, target, replace) as handle:
+        special = _is_special(target)
+        with nullcontext(None) if special else _work_folder(target) as work, \
+                _written(work, target, replace) as handle:
             yield handle
     except OSError as exc:
         raise _cannot_write(target, exc) from None
@@ -243,12 +248,8 @@ def copy_store(path: str | Path, output: str | Path,
                 if inspect is not None:
                     with TablebaseStore(snapshot, readonly=True) as copy:
                         found = inspect(copy)
-                if special:
-                    with snapshot.open("rb") as plain, open(target, "wb") as out, _packed(out, target.name) as written:
-                        shutil.copyfileobj(plain, written, 1 << 20)
-                else:
-                    with snapshot.open("rb") as plain, _written(work, target, replace) as written:
-                        shutil.copyfileobj(plain, written, 1 << 20)
+                with snapshot.open("rb") as plain, _written(None if special else work, target, replace) as written:
+                    shutil.copyfileobj(plain, written, 1 << 20)
         except OSError as exc:
             raise _cannot_write(target, exc) from None
     return (0 if special else target.stat().st_size), found
